@@ -1,0 +1,59 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layers (see README "Architecture"): bytes -> MailMIME parts -> Conduit candidates
+// -> WalletPass opened passes -> PassStore decisions -> passconduit CLI output.
+// Lower layers know nothing of the CLI; everything is `package`/internal, nothing public.
+let package = Package(
+    name: "passconduit",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "passconduit", targets: ["passconduit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+    ],
+    targets: [
+        // C libraries from Debian (libssl-dev, libzip-dev, libmagic-dev).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
+
+        // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
+        .target(name: "MailMIME"),
+        // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
+        .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
+        // The local pass library on SQLite (GRDB).
+        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
+        .target(name: "Conduit", dependencies: [
+            "MailMIME", "WalletPass", "PassStore", "CMagic",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        // Thin CLI.
+        .executableTarget(name: "passconduit", dependencies: [
+            "Conduit",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // libFuzzer entry points. A plain build makes inert binaries; fuzz with
+        // `swift build --build-path .build-fuzz --product FuzzMIME --sanitize=fuzzer --sanitize=address`
+        // (see Fuzz/README.md).
+        .executableTarget(name: "FuzzMIME", dependencies: ["MailMIME"]),
+        .executableTarget(name: "FuzzPass", dependencies: ["WalletPass"]),
+
+        // Benchmarks: plain release executables driven by scripts in Benchmarks/.
+        .executableTarget(name: "MIMEBench", dependencies: ["MailMIME"], path: "Benchmarks/MIMEBench"),
+        .executableTarget(name: "PassBench", dependencies: ["WalletPass"], path: "Benchmarks/PassBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["PassStore"], path: "Benchmarks/StoreBench"),
+
+        .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassStoreTests", dependencies: ["PassStore"]),
+        .testTarget(name: "ConduitTests", dependencies: ["Conduit"], resources: [.copy("Fixtures")]),
+        // Runs the built `passconduit` binary the way a user or an MTA would.
+        .testTarget(name: "EndToEndTests", dependencies: []),
+    ]
+)

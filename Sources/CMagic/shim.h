@@ -1,0 +1,4 @@
+#ifndef PASSCONDUIT_CMAGIC_SHIM_H
+#define PASSCONDUIT_CMAGIC_SHIM_H
+#include <magic.h>
+#endif

@@ -1,0 +1,12 @@
+/// Process exit statuses, from sysexits.h, named once for every command.
+package enum ExitStatus: Int32, Sendable {
+    case success = 0
+    /// `scan` found no pass (grep-style).
+    case noPassFound = 1
+    case usage = 64        // EX_USAGE
+    case dataError = 65    // EX_DATAERR
+    case noInput = 66      // EX_NOINPUT
+    case cannotCreate = 73 // EX_CANTCREAT
+    case ioError = 74      // EX_IOERR
+    case tempFailure = 75  // EX_TEMPFAIL
+}

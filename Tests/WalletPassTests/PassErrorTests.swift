@@ -1,0 +1,13 @@
+import XCTest
+@testable import WalletPass
+
+final class PassErrorTests: XCTestCase {
+    func testErrorCodesAreTheStableDesignList() {
+        XCTAssertEqual(PassError.Code.all.map(\.rawValue), [
+            "not-a-zip", "too-large", "unsafe-archive", "missing-pass-json", "missing-manifest",
+            "missing-signature", "bad-json", "missing-required-key", "unsupported-format-version",
+            "manifest-mismatch", "unlisted-file", "signature-invalid", "untrusted-signer",
+            "certificate-mismatch", "certificate-expired", "missing-icon",
+        ])
+    }
+}
