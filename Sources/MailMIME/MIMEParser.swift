@@ -60,6 +60,8 @@ struct ParseState {
         var closed = false
         var children = 0
         var childPrefix: String
+        /// The path the container gets if it turns out to have no children.
+        var leafPath: String
         var childDepth: Int
         var isDigest: Bool
     }

@@ -81,7 +81,7 @@ struct Machine {
                     part.path = multipartPath
                     parts.append(part)
                     stack.append(ParseState.Frame(boundary: boundary, part: index, childPrefix: multipartPath.isEmpty ? "" : childPrefix,
-                                                  childDepth: depth + 1, isDigest: contentType.subtype == "digest"))
+                                                  leafPath: leafPath, childDepth: depth + 1, isDigest: contentType.subtype == "digest"))
                     return .scan(from: block.bodyStart, leaf: nil)
                 }
             } else {
@@ -98,7 +98,7 @@ struct Machine {
             } else {
                 part.isEncapsulatedMessage = true
                 parts.append(part)
-                stack.append(ParseState.Frame(boundary: nil, part: index, childPrefix: leafPath, childDepth: depth + 1, isDigest: false))
+                stack.append(ParseState.Frame(boundary: nil, part: index, childPrefix: leafPath, leafPath: leafPath, childDepth: depth + 1, isDigest: false))
                 return .entity(pos: block.bodyStart, depth: depth + 1, leafPath: leafPath.isEmpty ? "1" : leafPath + ".1",
                                multipartPath: leafPath + ".TEXT", childPrefix: leafPath, defaultType: .textPlain, parent: index)
             }
@@ -149,12 +149,14 @@ struct Machine {
             guard let index = frame.part else { continue }
             let lower = parts[index].bodyRange.lowerBound
             parts[index].bodyRange = lower..<max(lower, bodyEnd)
-            if frame.boundary != nil && !frame.closed {
-                if frame.children == 0 {
-                    parts[index].defects.append(MIMEDefect(.boundaryNotFound, offset: offset, detail: "no part delimiter found"))
-                } else {
-                    parts[index].defects.append(MIMEDefect(.missingCloseBoundary, offset: offset))
-                }
+            guard frame.boundary != nil else { continue }
+            if frame.children == 0 {
+                // No delimiter anywhere: the body is opaque, so hand it out as a leaf a caller can sniff.
+                parts[index].isMultipart = false
+                parts[index].path = frame.leafPath
+                parts[index].defects.append(MIMEDefect(.boundaryNotFound, offset: offset, detail: "no part delimiter found; kept as a leaf"))
+            } else if !frame.closed {
+                parts[index].defects.append(MIMEDefect(.missingCloseBoundary, offset: offset))
             }
         }
     }

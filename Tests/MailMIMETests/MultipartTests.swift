@@ -182,7 +182,9 @@ final class MultipartTests: XCTestCase {
     func testBoundaryThatNeverAppearsLeavesNoChildren() {
         let m = MIMEParser.parse(Array("Content-Type: multipart/mixed; boundary=zz\n\n--yy\n\nbody\n".utf8))
         XCTAssertEqual(m.parts.count, 1)
-        XCTAssertTrue(m.parts[0].isMultipart)
+        XCTAssertFalse(m.parts[0].isMultipart, "an opaque multipart is a leaf, so callers sniff its body")
+        XCTAssertEqual(m.parts[0].path, "1")
+        XCTAssertEqual(m.parts[0].contentType.mimeType, "multipart/mixed")
         XCTAssertEqual(m.defectCodes, [.boundaryNotFound])
     }
 
