@@ -19,8 +19,11 @@ package struct MboxReader: MessageReader {
     private var index = 0
     private var atStart = true
 
-    package init(fileDescriptor: Int32, prefix: [UInt8] = [], limits: MIMELimits = .default, name: String? = nil) {
-        input = ChunkedInput(fd: fileDescriptor, name: name ?? "fd \(fileDescriptor)", prefix: prefix)
+    /// `name` labels I/O errors (a path, "<stdin>"); `chunkSize` is the read size (tests and the fuzzer
+    /// make it tiny so messages straddle reads).
+    package init(fileDescriptor: Int32, prefix: [UInt8] = [], limits: MIMELimits = .default, name: String? = nil,
+                 chunkSize: Int = 4 << 20) {
+        input = ChunkedInput(fd: fileDescriptor, name: name ?? "fd \(fileDescriptor)", prefix: prefix, chunkSize: chunkSize)
         self.limits = limits
     }
 
