@@ -85,12 +85,12 @@ package struct MboxReader: MessageReader {
         while true {
             let base = input.start
             let hit: Int? = input.storage.withUnsafeBufferPointer { b -> Int? in
-                // Each line start is checked for "From "; memchr finds the line ends.
+                // Find each "\nF", then check the rest of "From ".
                 var q = base + rel
-                while let nl = ByteScan.find(0x0A, b, from: q, end: input.end) {
+                while let nl = ByteScan.findNewline(followedBy: 0x46, b, from: q, end: input.end) {
                     if input.end - nl < needle.count { return nil }
                     // nl + 5 < input.end was checked just above.
-                    if b[nl + 1] == 0x46, b[nl + 2] == 0x72, b[nl + 3] == 0x6F, b[nl + 4] == 0x6D, b[nl + 5] == 0x20 {
+                    if b[nl + 2] == 0x72, b[nl + 3] == 0x6F, b[nl + 4] == 0x6D, b[nl + 5] == 0x20 {
                         return nl - base
                     }
                     q = nl + 1
