@@ -117,6 +117,19 @@ enum ByteScan {
         let lf = 0x0A &* ones  // no overflow: 0x0A * 0x01..01 fits in 64 bits
         let nx = UInt64(next) &* ones
         var i = from
+        // 32 bytes per step with vector compares; each step reads bytes i..<i+33, so it needs i + 33 <= end.
+        let lfVector = SIMD32<UInt8>(repeating: 0x0A)
+        let nextVector = SIMD32<UInt8>(repeating: next)
+        while i + 33 <= end {
+            let raw = UnsafeRawPointer(base + i)
+            let a = raw.loadUnaligned(as: SIMD32<UInt8>.self)
+            let b = raw.loadUnaligned(fromByteOffset: 1, as: SIMD32<UInt8>.self)
+            let hit = (a .== lfVector) .& (b .== nextVector)
+            if any(hit) {
+                for k in 0..<32 where hit[k] { return i + k }
+            }
+            i += 32
+        }
         // Each step reads bytes i..<i+9, so it needs i + 9 <= end (both loads stay inside the buffer).
         while i + 9 <= end {
             let raw = UnsafeRawPointer(base + i)
