@@ -8,7 +8,7 @@ enum Digest {
     static func hex<C: ContiguousBytes>(_ algorithm: Algorithm, _ bytes: C) -> String {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        let md = algorithm == .sha1 ? EVP_sha1() : EVP_sha256()
+        let md = algorithm == .sha1 ? FetchedDigest.sha1.md : FetchedDigest.sha256.md
         let ok = bytes.withUnsafeBytes { raw in
             // EVP_Digest writes at most EVP_MAX_MD_SIZE bytes into `out`.
             EVP_Digest(raw.baseAddress, raw.count, &out, &length, md, nil)
@@ -26,4 +26,18 @@ enum Digest {
         }
         return String(decoding: s, as: UTF8.self)
     }
+}
+
+/// A digest implementation fetched from OpenSSL's provider once: OpenSSL 3 otherwise looks it up
+/// (under a lock) on every EVP_Digest call with EVP_sha1()/EVP_sha256().
+final class FetchedDigest: @unchecked Sendable {
+    // Immutable after init; a fetched EVP_MD is safe to share between threads.
+    let md: OpaquePointer?
+
+    private init(_ name: String, fallback: OpaquePointer?) {
+        md = EVP_MD_fetch(nil, name, nil) ?? fallback
+    }
+
+    static let sha1 = FetchedDigest("SHA1", fallback: EVP_sha1())
+    static let sha256 = FetchedDigest("SHA256", fallback: EVP_sha256())
 }

@@ -76,6 +76,9 @@ struct PassArchive {
                entry.uncompressedSize / max(entry.compressedSize, 1) > UInt64(limits.maxCompressionRatio) {
                 return .impossibleRatio(name, declared: entry.uncompressedSize, compressed: entry.compressedSize)
             }
+            if entry.method == 0, entry.compressedSize != entry.uncompressedSize {
+                return .unsafeName(name, "is stored but declares \(entry.compressedSize) bytes stored and \(entry.uncompressedSize) bytes uncompressed")
+            }
             if layout == .bundle, !isBundleMember(name) { continue }
             wanted.append(i)
         }
@@ -128,13 +131,20 @@ struct PassArchive {
         defer { zip_error_fini(&error) }
         // libzip reads the caller's buffer in place (freep 0); it lives until zip_discard below,
         // which runs before this closure over `raw` returns.
-        guard let source = zip_source_buffer_create(raw.baseAddress, zip_uint64_t(raw.count), 0, &error) else {
-            return .failure(.notAZip(message(&error)))
+        var archive = openLibzip(raw, flags: ZIP_CHECKCONS | ZIP_RDONLY, &error)
+        if archive == nil, zip_error_code_zip(&error) == ZIP_ER_INCONS {
+            // libzip's consistency check also refuses harmless quirks of some zip writers (a size in
+            // a local header beside a data descriptor: real passes Wallet accepts). Check what
+            // matters ourselves and open without it; sizes and CRCs are still enforced on inflating.
+            let bytes = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
+            if let why = ZipDirectory.localHeaderDisagreement(ArraySlice(bytes), directory) {
+                return .failure(.inconsistentArchive(why))
+            }
+            zip_error_fini(&error)
+            zip_error_init(&error)
+            archive = openLibzip(raw, flags: ZIP_RDONLY, &error)
         }
-        guard let archive = zip_open_from_source(source, ZIP_CHECKCONS | ZIP_RDONLY, &error) else {
-            zip_source_free(source)
-            return .failure(.notAZip(message(&error)))
-        }
+        guard let archive else { return .failure(.notAZip(message(&error))) }
         defer { zip_discard(archive) }
         let count = zip_get_num_entries(archive, 0)
         guard count == Int64(directory.entries.count) else {
@@ -190,6 +200,17 @@ struct PassArchive {
         if n < 0 { return .failure(.entryDataLies(entry.name, String(cString: zip_file_strerror(file)))) }
         if n > 0 { return .failure(.entryDataLies(entry.name, "inflates past its declared \(size) bytes")) }
         return .success(data)
+    }
+
+    /// libzip over the caller's buffer, read in place (freep 0); the buffer outlives the archive
+    /// because the archive is discarded before the caller's closure over the buffer returns.
+    private static func openLibzip(_ raw: UnsafeRawBufferPointer, flags: Int32, _ error: inout zip_error_t) -> OpaquePointer? {
+        guard let source = zip_source_buffer_create(raw.baseAddress, zip_uint64_t(raw.count), 0, &error) else { return nil }
+        guard let archive = zip_open_from_source(source, flags, &error) else {
+            zip_source_free(source)
+            return nil
+        }
+        return archive
     }
 
     private static func message(_ error: inout zip_error_t) -> String {

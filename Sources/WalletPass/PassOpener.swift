@@ -4,8 +4,8 @@ import Foundation
 /// signature checked at its signing time against the trust store, pass.json, localization and icon.
 /// Every failure is a `PassError` with a stable code and a sentence for the user.
 ///
-/// Order of checks (the first failure decides the error): archive → pass.json, manifest.json and
-/// signature present → manifest digests, unlisted files → signature maths and signing time →
+/// Order of checks (the first failure decides the error): archive → pass.json, signature and
+/// manifest.json present → manifest digests, unlisted files → signature maths and signing time →
 /// pass.json required keys/format/style → signer identity (UID, OU) → chain at the signing time
 /// (expired, untrusted) → Apple's rules on the signer (Apple anchors) → icon.
 package struct PassOpener: Sendable {
@@ -50,8 +50,9 @@ package struct PassOpener: Sendable {
         }
         var info = document.map { describe($0, archive, notes: &notes) }
 
-        guard let manifestBytes = archive["manifest.json"] else { return refuse(.missingManifest(), info, notes) }
+        // A pass with neither file was stripped of its signature: say that, not "no manifest".
         guard let signature = archive["signature"] else { return refuse(.missingSignature(), info, notes) }
+        guard let manifestBytes = archive["manifest.json"] else { return refuse(.missingManifest(), info, notes) }
         let manifest: Manifest
         switch Manifest.parse(manifestBytes, maxDepth: limits.maxJSONDepth) {
         case .success(let m): manifest = m
@@ -173,10 +174,12 @@ package struct PassOpener: Sendable {
             document: d)
     }
 
-    /// The sharpest icon: @3x, then @2x, then 1x; within a scale the chosen language's copy first.
+    /// The chosen language's icon if it has one (localized images replace the root ones), else the
+    /// root's; in each the sharpest readable PNG: @3x, then @2x, then 1x.
     private func icon(_ archive: PassArchive, language: String?) -> PassImage? {
-        for name in ["icon@3x.png", "icon@2x.png", "icon.png"] {
-            for path in [language.map { "\($0).lproj/\(name)" }, name].compactMap({ $0 }) {
+        for folder in [language.map { "\($0).lproj/" }, ""].compactMap({ $0 }) {
+            for name in ["icon@3x.png", "icon@2x.png", "icon.png"] {
+                let path = folder + name
                 if let bytes = archive[path], let size = PassImage.pngSize(bytes) {
                     return PassImage(file: path, width: size.width, height: size.height, bytes: bytes)
                 }

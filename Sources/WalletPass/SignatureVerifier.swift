@@ -35,7 +35,24 @@ struct SignatureVerifier {
         ERR_clear_error()
         defer { ERR_clear_error() }
         var outcome = Outcome()
-        guard let cms = signature.withUnsafeBytes({ raw -> OpaquePointer? in
+        // Certificates come decoded from the trust store's cache when the signature is plain DER.
+        var parsed = signature
+        var external: [OpaquePointer] = []
+        if let split = CMSCertificates.split(signature), let certs = trust.certificates(split.certificates) {
+            parsed = split.stripped
+            external = certs
+        }
+        let extraCerts = COpenSSL_sk_X509_new_null()
+        defer {
+            if let extraCerts { COpenSSL_sk_X509_free(extraCerts) }
+            for cert in external { X509_free(cert) }
+        }
+        guard let extraCerts else {
+            outcome.signatureError = .signatureUnreadable("out of memory")
+            return outcome
+        }
+        for cert in external { _ = COpenSSL_sk_X509_push(extraCerts, cert) }
+        guard let cms = parsed.withUnsafeBytes({ raw -> OpaquePointer? in
             var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
             return d2i_CMS_ContentInfo(nil, &p, raw.count)
         }) else {
@@ -66,11 +83,11 @@ struct SignatureVerifier {
         }
         let flags = UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY)
         let verified: Int32 = manifest.withUnsafeBytes { raw in
-            if embedded { return CMS_verify(cms, nil, nil, nil, nil, flags) }
+            if embedded { return CMS_verify(cms, extraCerts, nil, nil, nil, flags) }
             // The memory BIO reads `raw` in place and is freed before the closure returns.
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return 0 }
             defer { BIO_free(bio) }
-            return CMS_verify(cms, nil, nil, bio, nil, flags)
+            return CMS_verify(cms, extraCerts, nil, bio, nil, flags)
         }
         guard verified == 1 else {
             outcome.signatureError = .signatureDoesNotVerify(OpenSSL.drainErrors())
@@ -92,19 +109,22 @@ struct SignatureVerifier {
             outcome.signatureError = .noSigningTime()
             return outcome
         }
-        buildChain(cms: cms, leaf: leaf, at: signingTime, info: &info, outcome: &outcome)
+        buildChain(cms: cms, extra: external.isEmpty ? nil : extraCerts, leaf: leaf, at: signingTime, info: &info, outcome: &outcome)
         outcome.signer = info
         return outcome
     }
 
-    private func buildChain(cms: OpaquePointer, leaf: OpaquePointer, at signingTime: Date, info: inout SignerInfo, outcome: inout Outcome) {
+    /// `extra`: the signature's certificates when they were split off and decoded from the cache.
+    private func buildChain(cms: OpaquePointer, extra: OpaquePointer?, leaf: OpaquePointer, at signingTime: Date,
+                            info: inout SignerInfo, outcome: inout Outcome) {
         guard let ctx = X509_STORE_CTX_new() else {
             outcome.chainError = .untrustedSigner("out of memory building the chain")
             return
         }
         defer { X509_STORE_CTX_free(ctx) }
-        let untrusted = CMS_get1_certs(cms)
-        defer { if let untrusted { COpenSSL_sk_X509_pop_free(untrusted) } }
+        let embedded = extra == nil ? CMS_get1_certs(cms) : nil
+        defer { if let embedded { COpenSSL_sk_X509_pop_free(embedded) } }
+        let untrusted = extra ?? embedded
         guard X509_STORE_CTX_init(ctx, trust.store, leaf, untrusted) == 1 else {
             outcome.chainError = .untrustedSigner(OpenSSL.drainErrors())
             return

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import Synchronization
 
 /// A trust store that could not be loaded: which file or folder, and why.
 package struct TrustStoreError: Error, Equatable, CustomStringConvertible {
@@ -24,6 +25,10 @@ package final class TrustStore: @unchecked Sendable {
     /// Apple's card-issuer marker extension and Passbook signing EKU, parsed once.
     let markerOID: OpaquePointer
     let passbookEKU: OpaquePointer
+    /// Decoded certificates seen in signatures, by DER (see `CMSCertificates`). Bounded: emptied
+    /// when it reaches `certificateCacheLimit`, so hostile input cannot grow it without end.
+    private let certificateCache = Mutex<[[UInt8]: CachedCertificate]>([:])
+    static let certificateCacheLimit = 256
     /// Certificates loaded, and the files they came from.
     package let certificateCount: Int
     package let files: [String]
@@ -91,6 +96,36 @@ package final class TrustStore: @unchecked Sendable {
             throw error
         }
         return TrustStore(store: store, applePolicyAnchors: apple, count: count, files: loaded)
+    }
+
+    /// Decoded certificates for DER encodings, from the cache or freshly decoded; each returned
+    /// pointer carries its own reference (free with X509_free). Nil if one does not decode.
+    func certificates(_ ders: [ArraySlice<UInt8>]) -> [OpaquePointer]? {
+        var result: [OpaquePointer] = []
+        for slice in ders {
+            let der = Array(slice)
+            if let cached = certificateCache.withLock({ $0[der] }) {
+                X509_up_ref(cached.x509)
+                result.append(cached.x509)
+                continue
+            }
+            let decoded: OpaquePointer? = der.withUnsafeBytes { raw in
+                var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                return d2i_X509(nil, &p, raw.count)
+            }
+            guard let decoded else {
+                for cert in result { X509_free(cert) }
+                return nil
+            }
+            let entry = CachedCertificate(decoded)
+            certificateCache.withLock { cache in
+                if cache.count >= Self.certificateCacheLimit { cache.removeAll() }
+                cache[der] = entry
+            }
+            X509_up_ref(decoded)
+            result.append(decoded)
+        }
+        return result
     }
 
     /// Whether `cert` (the top of a verified chain) is an anchor that gets Apple's rules.
@@ -183,4 +218,12 @@ package final class TrustStore: @unchecked Sendable {
         if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return link }
         return Bundle.main.executablePath ?? CommandLine.arguments.first
     }
+}
+
+/// Owns one reference to a decoded certificate in the cache.
+final class CachedCertificate: @unchecked Sendable {
+    // Immutable after init; OpenSSL's X509 is safe to share between threads once decoded.
+    let x509: OpaquePointer
+    init(_ x509: OpaquePointer) { self.x509 = x509 }
+    deinit { X509_free(x509) }
 }

@@ -12,6 +12,7 @@ struct ZipDirectory {
         var compressedSize: UInt64
         var uncompressedSize: UInt64
         var externalAttributes: UInt32
+        var localHeaderOffset: UInt64
 
         var name: String { String(decoding: rawName, as: UTF8.self) }
     }
@@ -86,15 +87,17 @@ struct ZipDirectory {
                   let csize = r.u32(at: p + 20), let usize = r.u32(at: p + 24),
                   let nameLength = r.u16(at: p + 28), let extraLength = r.u16(at: p + 30),
                   let commentLength = r.u16(at: p + 32), let external = r.u32(at: p + 38),
+                  let localOffset = r.u32(at: p + 42),
                   let name = r.slice(at: p + 46, length: Int(nameLength)) else {
                 return .failure(.notAZip("central directory entry \(dir.entries.count) is damaged"))
             }
             var entry = Entry(rawName: name, versionMadeBy: madeBy, flags: flags, method: method,
                               compressedSize: UInt64(csize), uncompressedSize: UInt64(usize),
-                              externalAttributes: external)
-            if usize == 0xFFFF_FFFF || csize == 0xFFFF_FFFF,
+                              externalAttributes: external, localHeaderOffset: UInt64(localOffset))
+            if usize == 0xFFFF_FFFF || csize == 0xFFFF_FFFF || localOffset == 0xFFFF_FFFF,
                let extra = r.slice(at: p + 46 + Int(nameLength), length: Int(extraLength)) {
-                applyZip64Extra(extra, to: &entry, hasUncompressed: usize == 0xFFFF_FFFF, hasCompressed: csize == 0xFFFF_FFFF)
+                applyZip64Extra(extra, to: &entry, hasUncompressed: usize == 0xFFFF_FFFF,
+                                hasCompressed: csize == 0xFFFF_FFFF, hasOffset: localOffset == 0xFFFF_FFFF)
             }
             dir.entries.append(entry)
             p += 46 + Int(nameLength) + Int(extraLength) + Int(commentLength)
@@ -102,16 +105,44 @@ struct ZipDirectory {
         return .success(dir)
     }
 
+    /// Whether every entry's local header agrees with its central-directory entry on what matters
+    /// for safety: it exists, same name bytes, same method, same encryption bits, and (unless sizes
+    /// are deferred to a data descriptor, flag bit 3) the same sizes. Returns the first disagreement.
+    /// libzip's ZIP_CHECKCONS is stricter (it refuses real passes whose local headers carry a size
+    /// beside a data descriptor); this is the check used when it does.
+    static func localHeaderDisagreement(_ bytes: ArraySlice<UInt8>, _ directory: ZipDirectory) -> String? {
+        let r = ByteReader(bytes)
+        for entry in directory.entries {
+            let name = entry.name
+            guard let at = Int(exactly: entry.localHeaderOffset), r.u32(at: at) == 0x0403_4B50,
+                  let flags = r.u16(at: at + 6), let method = r.u16(at: at + 8),
+                  let csize = r.u32(at: at + 18), let usize = r.u32(at: at + 22),
+                  let nameLength = r.u16(at: at + 26), let localName = r.slice(at: at + 30, length: Int(nameLength)) else {
+                return "entry \(PassError.quoted(name)) has no local header where the directory says"
+            }
+            if !localName.elementsEqual(entry.rawName) { return "entry \(PassError.quoted(name)) has another name in its local header" }
+            if method != entry.method { return "entry \(PassError.quoted(name)) has another compression method in its local header" }
+            if flags & 0x41 != entry.flags & 0x41 { return "entry \(PassError.quoted(name)) is encrypted in one header only" }
+            if flags & 0x08 == 0, csize != 0xFFFF_FFFF, usize != 0xFFFF_FFFF,
+               UInt64(csize) != entry.compressedSize || UInt64(usize) != entry.uncompressedSize {
+                return "entry \(PassError.quoted(name)) has other sizes in its local header"
+            }
+        }
+        return nil
+    }
+
     /// The zip64 extended-information extra field (id 1) carries the 64-bit sizes, in this order,
     /// only for the fields whose 32-bit value is 0xFFFFFFFF.
-    private static func applyZip64Extra(_ extra: ArraySlice<UInt8>, to entry: inout Entry, hasUncompressed: Bool, hasCompressed: Bool) {
+    private static func applyZip64Extra(_ extra: ArraySlice<UInt8>, to entry: inout Entry, hasUncompressed: Bool,
+                                        hasCompressed: Bool, hasOffset: Bool) {
         let r = ByteReader(extra)
         var p = 0
         while let id = r.u16(at: p), let length = r.u16(at: p + 2) {
             if id == 1 {
                 var q = p + 4
                 if hasUncompressed, let v = r.u64(at: q) { entry.uncompressedSize = v; q += 8 }
-                if hasCompressed, let v = r.u64(at: q) { entry.compressedSize = v }
+                if hasCompressed, let v = r.u64(at: q) { entry.compressedSize = v; q += 8 }
+                if hasOffset, let v = r.u64(at: q) { entry.localHeaderOffset = v }
                 return
             }
             p += 4 + Int(length)
