@@ -14,7 +14,7 @@ enum Bench {
         let type = "pass.bench.fill"
 
         // Fill: serials 0..<target of `type`, skipping those present from an earlier run.
-        var present = try lib.passes().count
+        var present = try lib.count()
         let fillStart = ContinuousClock.now
         var filled = 0
         if present < target {
@@ -29,8 +29,9 @@ enum Bench {
 
         // Reopen: the open a real command pays with this library.
         let reopenStart = ContinuousClock.now
-        lib = try PassLibrary(path: library, options: options)
+        let second = try PassLibrary(path: library, options: options)
         let reopen = ContinuousClock.now - reopenStart
+        lib = second
 
         var rng = SplitMix(seed: 42)
         // contains on stored passes (contained), on changed ones (update) and on unknown ids (new).
@@ -80,9 +81,9 @@ enum Bench {
         let fileBytes = (try? FileManager.default.attributesOfItem(atPath: library)[.size] as? Int) ?? 0
         print("library: \(library) (\(present) passes of \(size) B, \(fileBytes / 1_000_000) MB, synchronous=\(synchronous.rawValue))")
         if filled > 0 { print("fill: \(filled) adds in \(fmt(fillTime)) (\(fmt(fillTime / filled)) each)") }
-        print("first open: \(fmt(firstOpen)); reopen: \(fmt(reopen))")
-        print("contains: n=\(containsTimes.count) median \(fmt(percentile(containsTimes, 0.5))) p99 \(fmt(percentile(containsTimes, 0.99))) max \(fmt(containsTimes.max()!)) states \(states.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " "))")
-        print("add:      n=\(addTimes.count) median \(fmt(percentile(addTimes, 0.5))) p99 \(fmt(percentile(addTimes, 0.99))) max \(fmt(addTimes.max()!))")
+        print("open: \(fmt(firstOpen)); second connection in the same process: \(fmt(reopen)); load average \(loadAverage())")
+        print("contains: n=\(containsTimes.count) median \(fmt(percentile(containsTimes, 0.5))) p90 \(fmt(percentile(containsTimes, 0.9))) p99 \(fmt(percentile(containsTimes, 0.99))) max \(fmt(containsTimes.max()!)) states \(states.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " "))")
+        print("add:      n=\(addTimes.count) median \(fmt(percentile(addTimes, 0.5))) p90 \(fmt(percentile(addTimes, 0.9))) p99 \(fmt(percentile(addTimes, 0.99))) max \(fmt(addTimes.max()!))")
         print("export: \(exported.count) B in \(fmt(exportTime)); resolve 8-digit prefix -> \(resolved == someID ? "ok" : "WRONG") in \(fmt(resolveTime)); passes() of \(listed) in \(fmt(listTime))")
     }
 
@@ -96,6 +97,11 @@ enum Bench {
         let (seconds, attoseconds) = d.components
         let ms = Double(seconds) * 1000 + Double(attoseconds) / 1e15
         return ms >= 1000 ? String(format: "%.2f s", ms / 1000) : String(format: "%.3f ms", ms)
+    }
+
+    static func loadAverage() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?"
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
     static func log(_ text: String) {

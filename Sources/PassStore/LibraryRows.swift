@@ -45,25 +45,29 @@ enum LibraryRows {
                           file: row["sourceFile"], receivedAt: Date(timeIntervalSince1970: received))
     }
 
-    static func storedPass(_ row: Row, path: String) throws -> StoredPass {
-        let fieldsText: String = row["fields"]
+    /// Decodes a row of `selectPass`. Columns are read by position (`passColumns` order, then
+    /// previousVersions): a lookup by name compares names column by column, which made listing
+    /// 100 000 passes take seconds.
+    static func storedPass(_ row: Row, decoder: JSONDecoder, path: String) throws -> StoredPass {
+        let fieldsText: String = row[14]
         let fields: [StoredField]
         do {
-            fields = try JSONDecoder().decode([StoredField].self, from: Data(fieldsText.utf8))
+            fields = try decoder.decode([StoredField].self, from: Data(fieldsText.utf8))
         } catch {
             throw LibraryError(.notALibrary, "the fields of a stored pass are damaged (\(error))", path: path)
         }
+        let received: Double? = row[18]
         return StoredPass(
-            id: PassID(passTypeIdentifier: row["passTypeIdentifier"], serialNumber: row["serialNumber"]),
-            teamIdentifier: row["teamIdentifier"], status: row["status"], sha256: row["sha256"],
-            byteCount: row["byteCount"], organizationName: row["organizationName"],
-            description: row["description"], kind: row["kind"],
-            relevantDate: date(row["relevantDate"]), expirationDate: date(row["expirationDate"]),
-            voided: row["voided"], signerSubject: row["signerSubject"], signingTime: date(row["signingTime"]),
-            fields: fields, source: source(row),
-            addedAt: date(row["addedAt"]) ?? Date(timeIntervalSince1970: 0),
-            updatedAt: date(row["updatedAt"]) ?? Date(timeIntervalSince1970: 0),
-            previousVersions: row["previousVersions"] ?? 0)
+            id: PassID(passTypeIdentifier: row[0], serialNumber: row[1]),
+            teamIdentifier: row[2], status: row[3], sha256: row[4], byteCount: row[5],
+            organizationName: row[6], description: row[7], kind: row[8],
+            relevantDate: date(row[9]), expirationDate: date(row[10]), voided: row[11],
+            signerSubject: row[12], signingTime: date(row[13]), fields: fields,
+            source: received.map { PassSource(messageID: row[15], subject: row[16], file: row[17],
+                                              receivedAt: Date(timeIntervalSince1970: $0)) },
+            addedAt: date(row[19]) ?? Date(timeIntervalSince1970: 0),
+            updatedAt: date(row[20]) ?? Date(timeIntervalSince1970: 0),
+            previousVersions: row[21])
     }
 
     static func offer(_ row: Row) -> Offer {
@@ -90,7 +94,7 @@ enum LibraryRows {
         guard let row = try Row.fetchOne(statement, arguments: [id.passTypeIdentifier, id.serialNumber]) else {
             return nil
         }
-        return try storedPass(row, path: path)
+        return try storedPass(row, decoder: JSONDecoder(), path: path)
     }
 
     /// The stored digest and signing time of a pass, the only columns `contains` needs.

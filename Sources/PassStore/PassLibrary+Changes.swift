@@ -28,3 +28,19 @@ extension PassLibrary {
         try read("changes") { db in try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM change_log") ?? 0 }
     }
 }
+
+extension PassLibrary {
+    /// Follows the log: returns the entries after `sequence` as soon as there are any, polling
+    /// every `pollInterval` seconds (a read of the log's newest sequence number through the
+    /// primary key), or an empty array once `timeout` has passed. A chat bridge loops on this.
+    package func waitForChanges(after sequence: Int64, timeout: TimeInterval,
+                                pollInterval: TimeInterval = 0.25, limit: Int = 1000) throws -> [ChangeEntry] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if try lastSequence() > sequence { return try changes(after: sequence, limit: limit) }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return [] }
+            usleep(UInt32(max(0.001, min(pollInterval, left)) * 1_000_000))
+        }
+    }
+}

@@ -77,12 +77,23 @@ extension PassLibrary {
         try read("pass") { db in try LibraryRows.fetchPass(db, id, path: path) }
     }
 
+    /// PassKit's `passWithPassTypeIdentifier:serialNumber:`.
+    package func pass(typeIdentifier: String, serial: String) throws -> StoredPass? {
+        try pass(PassID(passTypeIdentifier: typeIdentifier, serialNumber: serial))
+    }
+
     /// Every pass, by relevant date (passes without one last), then by the time it was added.
     package func passes() throws -> [StoredPass] {
         try read("passes") { db in
-            try Row.fetchAll(db, sql: LibraryRows.selectPass + " ORDER BY relevantDate IS NULL, relevantDate, addedAt, id")
-                .map { try LibraryRows.storedPass($0, path: path) }
+            let decoder = JSONDecoder()
+            return try Row.fetchAll(db, sql: LibraryRows.selectPass + " ORDER BY relevantDate IS NULL, relevantDate, addedAt, id")
+                .map { try LibraryRows.storedPass($0, decoder: decoder, path: path) }
         }
+    }
+
+    /// How many passes the library holds.
+    package func count() throws -> Int {
+        try read("count") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pass") ?? 0 }
     }
 
     /// The original .pkpass bytes, byte-identical (checked against the stored SHA-256).

@@ -60,3 +60,31 @@ final class ChangeLogTests: XCTestCase {
         XCTAssertEqual(try library.lastSequence(), 0)
     }
 }
+
+final class ChangeFollowTests: XCTestCase {
+    func testWaitForChangesReturnsAsSoonAsAnotherConnectionWrites() throws {
+        // Given a follower waiting at the end of the log
+        let dir = TempDir()
+        let follower = try makeLibrary(dir)
+        let writer = try makeLibrary(dir)
+        let start = try follower.lastSequence()
+        // When another connection adds a pass 200 ms later
+        let thread = Thread {
+            usleep(200_000)
+            _ = try? writer.add(Synthetic.record("1"))
+        }
+        thread.start()
+        let began = Date()
+        let entries = try follower.waitForChanges(after: start, timeout: 10, pollInterval: 0.02)
+        // Then the follower wakes with that entry, long before its timeout
+        XCTAssertEqual(entries.map(\.kind), [.add])
+        XCTAssertLessThan(Date().timeIntervalSince(began), 5)
+    }
+
+    func testWaitForChangesGivesUpEmptyAfterTheTimeout() throws {
+        let library = try makeLibrary(TempDir())
+        let began = Date()
+        XCTAssertEqual(try library.waitForChanges(after: 0, timeout: 0.1, pollInterval: 0.02), [])
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(began), 0.1)
+    }
+}

@@ -17,6 +17,7 @@ final class ListExportResolveTests: XCTestCase {
         // Then they list by relevant date, ties by added time, undated last in added order
         XCTAssertEqual(try library.passes().map(\.id.serialNumber),
                        ["day-1-first", "day-1-second", "day-2", "day-3", "undated-1", "undated-2"])
+        XCTAssertEqual(try library.count(), 6)
     }
 
     func testEmptyLibraryListsNothing() throws {
@@ -41,6 +42,13 @@ final class ListExportResolveTests: XCTestCase {
         }
         assertLibraryError(.notALibrary, try library.export(record.id))
         XCTAssertFalse(try library.check().isEmpty)
+    }
+
+    func testPassByTypeIdentifierAndSerialLikePassKit() throws {
+        let library = try makeLibrary(TempDir())
+        let stored = try library.add(try Fixture.skyport())
+        XCTAssertEqual(try library.pass(typeIdentifier: "pass.com.sebastiandobrincu.BoardingPass", serial: "1234567"), stored)
+        XCTAssertNil(try library.pass(typeIdentifier: "pass.com.sebastiandobrincu.BoardingPass", serial: "7654321"))
     }
 
     func testPassOfAnAbsentIdIsNil() throws {
