@@ -1,4 +1,5 @@
 import MailMIME
+import WalletPass
 
 /// Every bound passconduit applies to untrusted input, in one value: the MIME parser's
 /// (`MIMELimits`), and the delivery filter's. Defaults are sensible; `Config` overrides them.
@@ -7,6 +8,10 @@ package struct Limits: Sendable, Equatable {
     /// Nesting depth, part count, header length and message size for the MIME parser and
     /// the mailbox readers (deep multiparts, millions of parts, endless headers).
     package var mime: MIMELimits = .default
+
+    /// Archive size, entry count and size, unpacked total, compression ratio, JSON depth and
+    /// bundle members for opening a pass (zip bombs, 100 000-entry archives, deep JSON).
+    package var pass: PassLimits = .default
 
     /// The delivery filter passes messages larger than this through unscanned (still read to
     /// EOF): a 1 GB message must not hold up delivery or memory. Default 25 MB.

@@ -26,6 +26,12 @@ final class ConfigTests: XCTestCase {
         max-parts = 50
         max-header-bytes = 4096
         sniff-bytes = 512
+        max-pass-bytes = 1000000
+        max-pass-entries = 99
+        max-entry-bytes = 5000
+        max-unpacked-bytes = 6000
+        max-compression-ratio = 50
+        max-bundle-members = 3
         [filter]
         apply-updates = false
         add-headers = false
@@ -41,6 +47,12 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.limits.mime.maxParts, 50)
         XCTAssertEqual(config.limits.mime.maxHeaderBytes, 4096)
         XCTAssertEqual(config.limits.sniffBytes, 512)
+        XCTAssertEqual(config.limits.pass.maxArchiveBytes, 1_000_000)
+        XCTAssertEqual(config.limits.pass.maxEntries, 99)
+        XCTAssertEqual(config.limits.pass.maxEntryBytes, 5000)
+        XCTAssertEqual(config.limits.pass.maxTotalBytes, 6000)
+        XCTAssertEqual(config.limits.pass.maxCompressionRatio, 50)
+        XCTAssertEqual(config.limits.pass.maxBundleMembers, 3)
         XCTAssertFalse(config.filter.applyUpdates)
         XCTAssertFalse(config.filter.addHeaders)
         XCTAssertEqual(config.limits.filterMaxMessageBytes, 2000)

@@ -95,6 +95,12 @@ package struct Config: Sendable, Equatable {
                     case "max-parts": config.limits.mime.maxParts = try reader.count(item, path)
                     case "max-header-bytes": config.limits.mime.maxHeaderBytes = try reader.count(item, path)
                     case "sniff-bytes": config.limits.sniffBytes = try reader.count(item, path)
+                    case "max-pass-bytes": config.limits.pass.maxArchiveBytes = try reader.count(item, path)
+                    case "max-pass-entries": config.limits.pass.maxEntries = try reader.count(item, path)
+                    case "max-entry-bytes": config.limits.pass.maxEntryBytes = try reader.count(item, path)
+                    case "max-unpacked-bytes": config.limits.pass.maxTotalBytes = try reader.count(item, path)
+                    case "max-compression-ratio": config.limits.pass.maxCompressionRatio = try reader.count(item, path)
+                    case "max-bundle-members": config.limits.pass.maxBundleMembers = try reader.count(item, path)
                     default: throw reader.unknown(path)
                     }
                 }
