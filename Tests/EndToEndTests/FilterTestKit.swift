@@ -118,7 +118,12 @@ enum FilterMail {
 enum FilterPromise {
     static func assertIntact(input: [UInt8], output: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
         if input == output { return }
-        XCTAssertEqual(stripOwn(output), stripOwn(input), "output differs beyond our header lines", file: file, line: line)
+        let a = stripOwn(output), b = stripOwn(input)
+        if a != b {
+            let at = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+            XCTFail("output differs beyond our header lines: \(a.count) vs \(b.count) bytes, first difference at \(at): "
+                    + String(decoding: a[at..<min(a.count, at + 60)], as: UTF8.self).debugDescription, file: file, line: line)
+        }
         for l in output.split(separator: 10).prefix(400) where isOwn(Array(l)) || l.first == 0x20 {
             XCTAssertLessThanOrEqual(l.count, 998, file: file, line: line)
         }
