@@ -13,6 +13,7 @@ package enum FilterCommand {
                             makeScanner: @escaping @Sendable (FilterOptions, [String: String]) throws -> any FilterPassScanning) -> Never {
         FilterSignals.install()
         let started = Date()
+        let missing = occupyClosedStandardDescriptors()
         let parsed = FilterArguments(arguments)
         if isatty(0) == 1 {
             // A person at a terminal, not a mail host: never wait for a message that is not coming.
@@ -37,6 +38,13 @@ package enum FilterCommand {
 
         let filter = DeliveryFilter(options: options)
         var plan: FilterPlan
+        if missing.contains(0) || missing.contains(1) {
+            // No stdin means no message; no stdout means nowhere to put it: either way the host must retry.
+            plan = FilterPlan(byteCount: spool.byteCount)
+            plan.error = FilterError(missing.contains(0) ? .inputFailed : .outputFailed, detail: "file descriptor \(missing.contains(0) ? 0 : 1) is not open")
+            plan.output = .nothing
+            finish(plan, log: log, started: started, wrote: false)
+        }
         if let problem = parsed.problems.first.map({ FilterError(.badArgument, detail: $0) }) ?? configProblem {
             plan = FilterPlan(byteCount: spool.byteCount)
             plan.error = problem
@@ -59,6 +67,19 @@ package enum FilterCommand {
             plan.error = .from(error, .outputFailed)
         }
         finish(plan, log: log, started: started, wrote: wrote)
+    }
+
+    /// A host may start the filter with fd 0, 1 or 2 closed. Each closed one gets /dev/null, so no
+    /// file the filter opens (the spool!) can become "stdout"; the caller treats a closed 0 or 1 as
+    /// a temporary failure.
+    private static func occupyClosedStandardDescriptors() -> Set<Int32> {
+        var missing: Set<Int32> = []
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) < 0 && errno == EBADF {
+            missing.insert(fd)
+            let null = open("/dev/null", O_RDWR)
+            if null >= 0 && null != fd { dup2(null, fd); close(null) }
+        }
+        return missing
     }
 
     /// Logs and exits: 0 when the message was written, 75 otherwise (with one `4.3.0` line on

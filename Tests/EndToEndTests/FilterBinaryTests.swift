@@ -112,6 +112,14 @@ final class FilterBinaryTests: XCTestCase {
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "rc=75\n")
     }
 
+    func testClosedStdinOrStdoutIsATemporaryFailureAndClosedStderrIsHarmless() throws {
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        let out = try FilterRun.shell(#""$PASSCONDUIT" filter >&-; echo "rc=$?"; "$PASSCONDUIT" filter <&- >/dev/null; echo "rc=$?""#, input: plain, environment: env)
+        XCTAssertEqual(String(decoding: out.stdout, as: UTF8.self), "rc=75\nrc=75\n")
+        let quiet = try FilterRun.shell(#""$PASSCONDUIT" filter 2>&-; echo "rc=$?""#, input: plain, environment: env)
+        XCTAssertEqual(quiet.stdout, plain + Array("rc=0\n".utf8))
+    }
+
     func testFileSizeLimitGivesCompleteOutputOrNothingNeverASignal() throws {
         let env = FilterRun.environment(FilterRun.directory("home"))
         for size in [100_000, 3 << 20, 12 << 20] {
