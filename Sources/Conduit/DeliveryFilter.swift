@@ -41,7 +41,7 @@ package struct DeliveryFilter: Sendable {
         } catch {
             return failed(plan, .from(error, .spoolFailed))
         }
-        let headers = headerWriter.headerBytes(for: plan.reports, lineEnding: layout.lineEnding)
+        let headers = layout.canInsert ? headerWriter.headerBytes(for: plan.reports, lineEnding: layout.lineEnding) : []
         if headers.isEmpty && layout.ownFieldRanges.isEmpty { return plan }
         plan.output = .rewritten(headers: headers, layout: layout)
         return plan

@@ -10,6 +10,10 @@ package struct FilterMessageLayout: Sendable, Equatable {
 
     /// Where inserted header lines go: 0, or just after a leading `From ` line.
     package var insertionOffset: Int
+    /// False when the line at `insertionOffset` starts with a space or tab: a header inserted
+    /// before it would adopt it as a continuation line (and a second run would remove it as part
+    /// of our field), so the filter then adds nothing.
+    package var canInsert: Bool = true
     /// `[LF]` or `[CR, LF]`, taken from the first line of the message.
     package var lineEnding: [UInt8]
     /// Incoming fields with one of `ownFieldNames`, each with its continuation lines and line
@@ -42,6 +46,7 @@ package struct FilterMessageLayout: Sendable, Equatable {
             position = next
         }
         let insertion = position - start
+        let canInsert = position >= end || (prefix[position] != 0x20 && prefix[position] != 0x09)
 
         var own: [Range<Int>] = []
         // Walk header lines: field lines and their continuation lines, until the empty line, a line
@@ -74,7 +79,7 @@ package struct FilterMessageLayout: Sendable, Equatable {
         if let s = fieldStart, fieldIsOwn, stoppedAtForeignLine || (position == end && isWholeMessage) {
             own.append((s - start)..<(position - start))
         }
-        return FilterMessageLayout(insertionOffset: insertion, lineEnding: lineEnding ?? [10], ownFieldRanges: own)
+        return FilterMessageLayout(insertionOffset: insertion, canInsert: canInsert, lineEnding: lineEnding ?? [10], ownFieldRanges: own)
     }
 
     /// The end of a field name (index of the last name byte + 1, trailing WSP excluded) if the line

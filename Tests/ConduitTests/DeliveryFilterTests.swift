@@ -56,6 +56,11 @@ final class DeliveryFilterTests: XCTestCase {
         }
     }
 
+    func testMessageStartingWithAFoldedLineGetsNoHeadersSoNothingIsAdoptedOrLost() {
+        let m = " looks folded\nSubject: x\n\nbody\n"
+        XCTAssertEqual(run(m, reports: [newPass]).0, m)
+    }
+
     func testScanFailurePassesOriginalUnchangedOrFailsClosed() {
         let m = "X-Passconduit: forged\nSubject: x\n\nb\n"
         let filter = DeliveryFilter(options: FilterOptions())

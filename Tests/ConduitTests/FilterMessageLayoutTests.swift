@@ -47,6 +47,13 @@ final class FilterMessageLayoutTests: XCTestCase {
         XCTAssertEqual(locate(s).ownFieldRanges, [])
     }
 
+    func testLeadingContinuationLineForbidsInsertion() {
+        XCTAssertFalse(locate(" folded\nSubject: x\n\n").canInsert)
+        XCTAssertFalse(locate("From a b\n\tfolded\n\n").canInsert)
+        XCTAssertTrue(locate("Subject: x\n").canInsert)
+        XCTAssertTrue(locate("").canInsert)
+    }
+
     func testNoNewlineAtAllAndEmptyInput() {
         XCTAssertEqual(locate(""), FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFieldRanges: []))
         XCTAssertEqual(locate("From x").insertionOffset, 0)

@@ -38,7 +38,7 @@ final class FilterNothingLostTests: XCTestCase {
                 if variant == 1 { m = Array("X-Passconduit: forged\nX-Mention: pkpass\n".utf8) + m }
                 let out = filter(m)
                 NothingLost.check(input: m, output: out)
-                XCTAssertEqual(out.flatMap(filter), out, "not idempotent: \(url.lastPathComponent)")
+                XCTAssertTrue(out.flatMap(filter) == out, "not idempotent: \(url.lastPathComponent)")
             }
         }
     }
@@ -59,6 +59,7 @@ final class FilterNothingLostTests: XCTestCase {
             let out = filter(m)
             NothingLost.check(input: m, output: out)
             if out != m { changed += 1 }
+            if n % 5 == 0 { XCTAssertTrue(out.flatMap(filter) == out, "not idempotent: mutation \(n)") }
         }
         for m in FilterCorpus.edgeCases { NothingLost.check(input: m, output: filter(m)) }
         XCTAssertGreaterThan(changed, 100, "too few mutated messages got headers to exercise insertion")

@@ -82,7 +82,7 @@ enum FilterCorpus {
 enum Mutator {
     static func mutate(_ base: [UInt8], with other: [UInt8], _ g: inout SeededGenerator) -> [UInt8] {
         var m = base
-        switch Int.random(in: 0..<9, using: &g) {
+        switch Int.random(in: 0..<10, using: &g) {
         case 0:   // bit flips
             for _ in 0..<Int.random(in: 1...8, using: &g) where !m.isEmpty {
                 m[Int.random(in: 0..<m.count, using: &g)] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &g)
@@ -109,6 +109,8 @@ enum Mutator {
                 let a = Int.random(in: 0..<m.count, using: &g), b = Int.random(in: a...min(m.count, a + 2048), using: &g)
                 m.insert(contentsOf: m[a..<b], at: b)
             }
+        case 8:   // a leading folded line that mentions a pass
+            m = Array(" folded pkpass\n".utf8) + m
         default:  // forged header on top
             m = Array("X-Passconduit: 3 passes (3 new)\n".utf8) + m
         }
@@ -123,7 +125,12 @@ enum NothingLost {
     static func check(input: [UInt8], output: [UInt8]?, file: StaticString = #filePath, line: UInt = #line) {
         guard let output else { XCTFail("no output for a \(input.count)-byte message", file: file, line: line); return }
         if output == input { return }
-        XCTAssertEqual(stripOwn(output), stripOwn(input), "output differs beyond our header lines (\(input.count) bytes in)", file: file, line: line)
+        let a = stripOwn(output), b = stripOwn(input)
+        if a != b {
+            let at = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+            XCTFail("output differs beyond our header lines: \(a.count) vs \(b.count) bytes, first difference at \(at): "
+                    + String(decoding: a[at..<min(a.count, at + 60)], as: UTF8.self).debugDescription, file: file, line: line)
+        }
         // The lines we added are clean.
         let added = ownLines(output).subtracting(ownLines(input))
         for l in added {

@@ -48,6 +48,33 @@ enum FilterRun {
         return try run(executable: URL(fileURLWithPath: "/bin/bash"), arguments: ["-c", script], input: input, environment: env)
     }
 
+    /// Starts one filter per input, all before waiting for any (they really run at once), then
+    /// collects every result.
+    static func parallel(_ inputs: [[UInt8]], arguments: [String], environment: [String: String]) throws -> [Result] {
+        var running: [(Process, URL)] = []
+        for input in inputs {
+            let dir = directory("par")
+            try Data(input).write(to: dir.appendingPathComponent("in"))
+            _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("out").path, contents: nil)
+            _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("err").path, contents: nil)
+            let p = Process()
+            p.executableURL = Binary.url
+            p.arguments = ["filter"] + arguments
+            p.environment = environment
+            p.standardInput = try FileHandle(forReadingFrom: dir.appendingPathComponent("in"))
+            p.standardOutput = try FileHandle(forWritingTo: dir.appendingPathComponent("out"))
+            p.standardError = try FileHandle(forWritingTo: dir.appendingPathComponent("err"))
+            running.append((p, dir))
+        }
+        for (p, _) in running { try p.run() }
+        return try running.map { p, dir in
+            p.waitUntilExit()
+            return Result(status: p.terminationStatus, signaled: p.terminationReason == .uncaughtSignal,
+                          stdout: try [UInt8](Data(contentsOf: dir.appendingPathComponent("out"))),
+                          stderr: try [UInt8](Data(contentsOf: dir.appendingPathComponent("err"))), seconds: 0)
+        }
+    }
+
     static func run(executable: URL, arguments: [String], input: [UInt8], environment: [String: String],
                     cwd: URL? = nil, signalAfter: (Double, Int32)? = nil) throws -> Result {
         let dir = directory("run")
