@@ -127,7 +127,7 @@ package struct PassOpener: Sendable {
                 status: .invalid, error: .bundleTooLarge(members: archive.files.count, limit: limits.maxBundleMembers),
                 pass: nil, notes: [], sha256: Digest.hex(.sha256, bytes)))]
         }
-        return archive.files.map { BundleMember(name: $0.name, verdict: open($0.bytes)) }
+        return archive.files.map { BundleMember(name: $0.name, verdict: open($0.bytes), bytes: $0.bytes) }
     }
 
     // MARK: - Metadata
