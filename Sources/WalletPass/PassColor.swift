@@ -15,6 +15,7 @@ package struct PassColor: Sendable, Equatable, CustomStringConvertible {
     /// Reads `#rgb`, `#rrggbb`, `#rrggbbaa`, `rgb(r, g, b)` and `rgba(r, g, b, a)` (any case and
     /// spacing) from the bytes, without building intermediate strings.
     package init?(_ text: String) {
+        guard text.utf8.count <= 64 else { return nil }  // no colour is longer; bounds the work below
         var b = Array(text.utf8)
         b.removeAll { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         for i in b.indices where b[i] >= 0x41 && b[i] <= 0x5A { b[i] |= 0x20 }  // ASCII lowercase

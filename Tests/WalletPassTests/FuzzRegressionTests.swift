@@ -19,6 +19,18 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertTrue(members.allSatisfy { ($0.verdict.status == .valid) == ($0.verdict.error == nil) })
     }
 
+    func testLongColourAndLanguageInputStaysLinear() {
+        // 76 KB behind selector 5: colour, date, language-choice parsers. Colours over 64 bytes and
+        // language tags over 64 bytes are refused up front, so the work stays small.
+        let input = TestSupport.fixture("fuzz/timeout-long-colour-and-language.bin")
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = PassFuzzing.run(input, opener: PassOpener(trust: TestSupport.trust))
+        XCTAssertLessThan(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6, 500)
+        XCTAssertNil(PassColor(String(repeating: " ", count: 100) + "#fff"))
+        let longTag = Array(repeating: "de", count: 1000).joined(separator: "-")
+        XCTAssertEqual(Localization.choose(["de", "en"], preferred: [longTag]), "en")
+    }
+
     func testEverySelectorAcceptsEmptyAndTinyInputs() {
         let opener = PassOpener(trust: TestSupport.trust)
         for selector in 0..<6 {
