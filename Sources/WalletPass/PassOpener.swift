@@ -99,7 +99,7 @@ package struct PassOpener: Sendable {
         }
         guard info?.icon != nil else {
             let present = archive.names.filter { $0.split(separator: "/").last?.hasPrefix("icon") ?? false }
-            return refuse(present.isEmpty ? .missingIcon() : .missingIcon("\(present.joined(separator: ", ")) is not a PNG image"),
+            return refuse(present.isEmpty ? .missingIcon() : .missingIcon("no readable PNG image among \(present.joined(separator: ", "))"),
                           info, notes)
         }
         if let notAfter = signer.certificateNotAfter, notAfter < Date() {

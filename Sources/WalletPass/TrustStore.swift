@@ -109,6 +109,7 @@ package final class TrustStore: @unchecked Sendable {
                 result.append(cached.x509)
                 continue
             }
+            // d2i_X509 reads at most raw.count bytes and copies what it keeps.
             let decoded: OpaquePointer? = slice.withUnsafeBytes { raw in
                 var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 return d2i_X509(nil, &p, raw.count)
@@ -170,6 +171,7 @@ package final class TrustStore: @unchecked Sendable {
             ERR_clear_error()  // PEM_read_bio_X509 ends with a "no start line" error at EOF
         } else {
             bytes.withUnsafeBytes { raw in
+                // d2i_X509 reads at most raw.count bytes and copies what it keeps.
                 var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 if let cert = d2i_X509(nil, &p, raw.count) { certs.append(cert) }
             }
