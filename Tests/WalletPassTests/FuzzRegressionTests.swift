@@ -41,3 +41,46 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(PassFuzzing.run([], opener: opener), 0)
     }
 }
+
+/// A small deterministic mutation run in every test pass (the long runs are libFuzzer's, see
+/// Fuzz/PASS.md): flipped, truncated and spliced samples always get a consistent verdict.
+final class MutationTests: XCTestCase {
+    struct SplitMix {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15  // &+: the generator's arithmetic is modulo 2^64 by design
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9  // &*: likewise
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
+    }
+
+    func testMutatedSamplesAlwaysGetAConsistentVerdict() {
+        let opener = PassOpener(trust: TestSupport.trust)
+        let seeds = ["generic.pkpass", "localized.pkpass", "coupon-embedded.pkpass", "bundle.pkpasses"].map(TestSupport.sample)
+        var rng = SplitMix(state: 20261121)
+        var outcomes: [PassStatus: Int] = [:]
+        for _ in 0..<600 {
+            var bytes = seeds[rng.below(seeds.count)]
+            switch rng.below(4) {
+            case 0: for _ in 0..<(1 + rng.below(8)) { bytes[rng.below(bytes.count)] ^= UInt8(1 << rng.below(8)) }
+            case 1: bytes = Array(bytes.prefix(rng.below(bytes.count)))
+            case 2:
+                let piece = Array(bytes[rng.below(bytes.count)...].prefix(rng.below(64)))
+                bytes.insert(contentsOf: piece, at: rng.below(bytes.count))
+            default:
+                let start = rng.below(bytes.count)
+                bytes.removeSubrange(start..<min(bytes.count, start + 1 + rng.below(64)))
+            }
+            let v = opener.open(bytes)
+            XCTAssertEqual(v.status == .valid, v.error == nil)
+            XCTAssertEqual(v.sha256.count, 64)
+            if let e = v.error { XCTAssertEqual(e.message, PassError.message(for: e.code)) }
+            outcomes[v.status, default: 0] += 1
+            _ = opener.openBundle(bytes)
+        }
+        XCTAssertGreaterThan(outcomes[.invalid] ?? 0, 300)
+    }
+}
