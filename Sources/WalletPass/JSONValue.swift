@@ -1,5 +1,5 @@
 /// A JSON value as pass.json and manifest.json need it.
-package indirect enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
