@@ -86,8 +86,10 @@ extension PassLibrary {
     package func passes() throws -> [StoredPass] {
         try read("passes") { db in
             let decoder = JSONDecoder()
-            return try Row.fetchAll(db, sql: LibraryRows.selectPass + " ORDER BY relevantDate IS NULL, relevantDate, addedAt, id")
-                .map { try LibraryRows.storedPass($0, decoder: decoder, path: path) }
+            let path = self.path
+            // A cursor reads each row straight from the statement instead of copying it first.
+            return try Array(Row.fetchCursor(db, sql: LibraryRows.selectPass + " ORDER BY relevantDate IS NULL, relevantDate, addedAt, id")
+                .map { try LibraryRows.storedPass($0, decoder: decoder, path: path) })
         }
     }
 
