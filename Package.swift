@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "CMagic",
+            "MailMIME", "WalletPass", "PassStore", "CMagic", "CZip",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // Thin CLI.
