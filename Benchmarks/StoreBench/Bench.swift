@@ -83,7 +83,7 @@ enum Bench {
         if filled > 0 { print("fill: \(filled) adds in \(fmt(fillTime)) (\(fmt(fillTime / filled)) each)") }
         print("open: \(fmt(firstOpen)); second connection in the same process: \(fmt(reopen)); load average \(loadAverage())")
         print("contains: n=\(containsTimes.count) median \(fmt(percentile(containsTimes, 0.5))) p90 \(fmt(percentile(containsTimes, 0.9))) p99 \(fmt(percentile(containsTimes, 0.99))) max \(fmt(containsTimes.max()!)) states \(states.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: " "))")
-        print("add:      n=\(addTimes.count) median \(fmt(percentile(addTimes, 0.5))) p90 \(fmt(percentile(addTimes, 0.9))) p99 \(fmt(percentile(addTimes, 0.99))) max \(fmt(addTimes.max()!))")
+        print("add:      n=\(addTimes.count) median \(fmt(percentile(addTimes, 0.5))) p90 \(fmt(percentile(addTimes, 0.9))) p99 \(fmt(percentile(addTimes, 0.99))) max \(fmt(addTimes.max()!)); over 5 ms: \(addTimes.filter { $0 > .milliseconds(5) }.count)")
         print("export: \(exported.count) B in \(fmt(exportTime)); resolve 8-digit prefix -> \(resolved == someID ? "ok" : "WRONG") in \(fmt(resolveTime)); passes() of \(listed) in \(fmt(listTime))")
     }
 

@@ -3,8 +3,16 @@ import PassStore
 
 /// `StoreBench crash-child`: writes to the library without end, choosing among every kind of
 /// write, until the crash test kills it with SIGKILL. Ids come from small pools so the library
-/// stays small however long it runs.
+/// stays small however long it runs. After each write returns it writes "committed N" (N = the
+/// newest change-log sequence) to stdout with one unbuffered write(2), so the test knows the
+/// last commit the child saw succeed.
 enum CrashChild {
+    static func report(_ lib: PassLibrary) throws {
+        let line = Array("committed \(try lib.lastSequence())\n".utf8)
+        // write(2) takes the buffer's base address and exactly its length.
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    }
+
     static func run(library: String, seed: UInt64) throws -> Never {
         var rng = SplitMix(seed: seed)
         let lib = try PassLibrary(path: library)
@@ -27,6 +35,7 @@ enum CrashChild {
             default:
                 try lib.remove(r.id)
             }
+            try report(lib)
             let offer = SyntheticPasses.record(type: "pass.test.crash-offer", serial: "\(Int.random(in: 0..<8, using: &rng))",
                                                version: version, size: size, signingTime: now)
             switch Int.random(in: 0..<4, using: &rng) {
@@ -47,6 +56,7 @@ enum CrashChild {
                     }
                 }
             }
+            try report(lib)
         }
     }
 }

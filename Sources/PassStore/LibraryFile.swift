@@ -41,4 +41,27 @@ enum LibraryFile {
         }
         return .nonEmpty
     }
+
+    /// The 16 bytes every SQLite 3 database starts with.
+    static let sqliteMagic: [UInt8] = Array("SQLite format 3\0".utf8)
+
+    /// After SQLite refused the file (SQLITE_NOTADB, its connection closed again), says what the
+    /// file is instead: not SQLite at all (with its first bytes), or nil when it does carry the
+    /// SQLite magic and is therefore a damaged database. Reading the file directly is safe here:
+    /// no connection of this process can hold locks on a file SQLite cannot open.
+    static func foreignFileError(_ path: String) -> LibraryError? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: sqliteMagic.count)
+        // read writes at most header.count bytes into the buffer it is given.
+        let count = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count >= 0 else { return nil }
+        let start = header.prefix(count)
+        if Array(start) == sqliteMagic { return nil }
+        let shown = start.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+        return LibraryError(.notALibrary,
+                            "is not a pass library (not an SQLite database: it starts with \(shown)); it was left untouched",
+                            path: path)
+    }
 }

@@ -90,6 +90,7 @@ enum LibraryRows {
         """
 
     static func fetchPass(_ db: Database, _ id: PassID, path: String) throws -> StoredPass? {
+        guard !id.containsNUL else { return nil }
         let statement = try db.cachedStatement(sql: selectPass + " WHERE passTypeIdentifier = ? AND serialNumber = ?")
         guard let row = try Row.fetchOne(statement, arguments: [id.passTypeIdentifier, id.serialNumber]) else {
             return nil
@@ -99,6 +100,7 @@ enum LibraryRows {
 
     /// The stored digest and signing time of a pass, the only columns `contains` needs.
     static func fetchIdentity(_ db: Database, _ id: PassID) throws -> (rowID: Int64, sha256: String, signingTime: Date?)? {
+        guard !id.containsNUL else { return nil }
         let statement = try db.cachedStatement(
             sql: "SELECT id, sha256, signingTime FROM pass WHERE passTypeIdentifier = ? AND serialNumber = ?")
         guard let row = try Row.fetchOne(statement, arguments: [id.passTypeIdentifier, id.serialNumber]) else {
@@ -112,7 +114,8 @@ enum LibraryRows {
     }
 
     static func fetchOffer(_ db: Database, passID: PassID) throws -> Offer? {
-        try Row.fetchOne(db, sql: "SELECT \(offerColumns) FROM offer WHERE passTypeIdentifier = ? AND serialNumber = ?",
+        guard !passID.containsNUL else { return nil }
+        return try Row.fetchOne(db, sql: "SELECT \(offerColumns) FROM offer WHERE passTypeIdentifier = ? AND serialNumber = ?",
                          arguments: [passID.passTypeIdentifier, passID.serialNumber]).map(offer)
     }
 

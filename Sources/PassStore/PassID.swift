@@ -11,4 +11,10 @@ package struct PassID: Hashable, Sendable, CustomStringConvertible {
     /// "passTypeIdentifier/serialNumber", the form `PassLibrary.resolve` accepts. Pass type
     /// identifiers are reverse-DNS names without "/", so the first "/" separates the two.
     package var description: String { "\(passTypeIdentifier)/\(serialNumber)" }
+
+    /// SQLite receives text as C strings, so a NUL would cut an id short and make it another
+    /// pass's id. No real pass has one: the library stores no such id and finds none.
+    var containsNUL: Bool {
+        passTypeIdentifier.utf8.contains(0) || serialNumber.utf8.contains(0)
+    }
 }

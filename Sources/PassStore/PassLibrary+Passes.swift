@@ -86,8 +86,10 @@ extension PassLibrary {
     package func passes() throws -> [StoredPass] {
         try read("passes") { db in
             let decoder = JSONDecoder()
-            return try Row.fetchAll(db, sql: LibraryRows.selectPass + " ORDER BY relevantDate IS NULL, relevantDate, addedAt, id")
-                .map { try LibraryRows.storedPass($0, decoder: decoder, path: path) }
+            let path = self.path
+            // A cursor reads each row straight from the statement instead of copying it first.
+            return try Array(Row.fetchCursor(db, sql: LibraryRows.selectPass + " ORDER BY relevantDate IS NULL, relevantDate, addedAt, id")
+                .map { try LibraryRows.storedPass($0, decoder: decoder, path: path) })
         }
     }
 
@@ -99,7 +101,7 @@ extension PassLibrary {
     /// The original .pkpass bytes, byte-identical (checked against the stored SHA-256).
     package func export(_ id: PassID) throws -> [UInt8] {
         let (digest, bytes) = try read("export") { db -> (String, [UInt8]) in
-            guard let row = try Row.fetchOne(db, sql: """
+            guard !id.containsNUL, let row = try Row.fetchOne(db, sql: """
                 SELECT p.sha256, b.bytes FROM pass p JOIN pass_blob b ON b.sha256 = p.sha256
                 WHERE p.passTypeIdentifier = ? AND p.serialNumber = ?
                 """, arguments: [id.passTypeIdentifier, id.serialNumber]) else {
@@ -217,6 +219,21 @@ extension PassLibrary {
         guard !r.id.passTypeIdentifier.isEmpty, !r.id.serialNumber.isEmpty else {
             throw LibraryError(.refused, "\(operation): a pass needs a passTypeIdentifier and a serialNumber", path: path)
         }
+        guard !r.id.containsNUL, !r.teamIdentifier.utf8.contains(0) else {
+            throw LibraryError(.refused, "\(operation): the pass's identifier contains a NUL character, which no real pass has",
+                               path: path)
+        }
+        // Display text is kept, but a NUL (which SQLite would cut the text at) becomes U+FFFD.
+        r.organizationName = Self.withoutNUL(r.organizationName)
+        r.description = Self.withoutNUL(r.description)
+        r.kind = Self.withoutNUL(r.kind)
+        r.signerSubject = r.signerSubject.map(Self.withoutNUL)
+        if var source = r.source {
+            source.messageID = source.messageID.map(Self.withoutNUL)
+            source.subject = source.subject.map(Self.withoutNUL)
+            source.file = source.file.map(Self.withoutNUL)
+            r.source = source
+        }
         guard !r.id.passTypeIdentifier.contains("/") else {
             throw LibraryError(.refused, "\(operation): passTypeIdentifier “\(r.id.passTypeIdentifier)” contains “/”, which no pass type identifier has",
                                path: path)
@@ -229,6 +246,10 @@ extension PassLibrary {
             throw LibraryError(.refused, "\(operation): the SHA-256 given for \(r.id) does not match its bytes", path: path)
         }
         return r
+    }
+
+    static func withoutNUL(_ text: String) -> String {
+        text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
     }
 
     /// Replaces the current row of `existing.id` with `r` inside the caller's transaction:

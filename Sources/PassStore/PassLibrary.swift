@@ -42,8 +42,12 @@ package final class PassLibrary: @unchecked Sendable {
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
         }
         let deadline = Date().addingTimeInterval(options.retryDeadline)
-        dbQueue = try Self.retrying("open", path: path, until: deadline) {
-            try DatabaseQueue(path: path, configuration: config)
+        do {
+            dbQueue = try Self.retrying("open", path: path, until: deadline) {
+                try DatabaseQueue(path: path, configuration: config)
+            }
+        } catch let error as LibraryError where error.kind == .notALibrary {
+            throw LibraryFile.foreignFileError(path) ?? error
         }
         try Self.retrying("open", path: path, until: deadline) {
             try self.checkIdentityAndMigrate()

@@ -6,13 +6,15 @@ import XCTest
 /// 200 times, on one library (started afresh every 25 kills, so some kills land while the library
 /// is created and migrated). After every kill the library must open and pass `check()`:
 /// integrity_check, and the change log replayed equals the stored passes and offers — so each
-/// write is there entirely or not at all.
+/// write is there entirely or not at all — and the log reaches at least the last commit the child
+/// reported before it died (no committed write is lost; at most the one in flight is added).
 final class CrashTests: XCTestCase {
     func testKillingAWriterAtRandomPointsAlwaysLeavesAConsistentLibrary() throws {
         let dir = TempDir()
         var rng = SystemRandomNumberGenerator()
         var killedMidRun = 0
         var sequences: [Int64] = []
+        var checkedCommits = 0
         let started = Date()
         for iteration in 0..<200 {
             let library = dir.path + "/lib\(iteration / 25)/library.sqlite"
@@ -32,11 +34,20 @@ final class CrashTests: XCTestCase {
             let problems = try reopened.check()
             XCTAssertEqual(problems, [], "iteration \(iteration)")
             if !problems.isEmpty { break }
-            sequences.append(try reopened.lastSequence())
+            let last = try reopened.lastSequence()
+            sequences.append(last)
+            let reported = StoreBenchProcess.text(dir.path + "/child.out").split(separator: "\n")
+                .compactMap { $0.hasPrefix("committed ") ? Int64($0.dropFirst(10)) : nil }.last
+            if let reported {
+                XCTAssertGreaterThanOrEqual(last, reported, "iteration \(iteration): a reported commit was lost")
+                XCTAssertLessThanOrEqual(last, reported + 1, "iteration \(iteration): more than the write in flight appeared")
+                checkedCommits += 1
+            }
         }
         XCTAssertEqual(killedMidRun, 200)
         // The children did write: the logs grew across kills of the same library.
         XCTAssertGreaterThan(sequences.max() ?? 0, 100)
-        print("crash test: 200 SIGKILLs in \(String(format: "%.1f", Date().timeIntervalSince(started))) s, largest log \(sequences.max() ?? 0)")
+        XCTAssertGreaterThan(checkedCommits, 100, "most children should have committed before the kill")
+        print("crash test: 200 SIGKILLs in \(String(format: "%.1f", Date().timeIntervalSince(started))) s, largest log \(sequences.max() ?? 0), \(checkedCommits) kills after a reported commit")
     }
 }
