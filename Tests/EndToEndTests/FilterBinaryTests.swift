@@ -33,6 +33,17 @@ final class FilterBinaryTests: XCTestCase {
         assertTempFail(try FilterRun.filter(plain, arguments: ["--frobnicate", "--fail-closed"]))
     }
 
+    func testBrokenConfigPassesTheMessageOrFailsClosed() throws {
+        let home = FilterRun.directory("home")
+        let config = home.appendingPathComponent("config/passconduit/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "[filter]\nadd-headers = maybe\n".write(to: config, atomically: true, encoding: .utf8)
+        let env = FilterRun.environment(home)
+        assertPassedThrough(try FilterRun.filter(plain, environment: env), plain)
+        assertTempFail(try FilterRun.filter(plain, arguments: ["--fail-closed"], environment: env))
+        assertPassedThrough(try FilterRun.filter(plain, arguments: ["--config", "/nonexistent.toml"], environment: env), plain)
+    }
+
     func testRunsWithoutHomeOrXDGInARootCwdAndAnUnwritableCwd() throws {
         let bare = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C", "SWIFT_BACKTRACE": "enable=no"]
         assertPassedThrough(try FilterRun.filter(plain, arguments: ["--log", "none"], environment: bare, cwd: URL(fileURLWithPath: "/")), plain)
