@@ -193,6 +193,19 @@ final class DeliveryFilterTests: XCTestCase {
         XCTAssertNil(FilterReportCodec.decode(Array("R999999999:".utf8)))
     }
 
+    func testEnvironmentIsReadFromEnviron() {
+        XCTAssertEqual(FilterEnvironment.current()["PATH"], ProcessInfo.processInfo.environment["PATH"])
+    }
+
+    func testLogLineCarriesOutcomeCountsAndNoAddresses() {
+        var plan = FilterPlan(byteCount: 1234)
+        plan.output = .rewritten(headers: [], layout: FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFieldRanges: []))
+        plan.reports = [newPass]
+        let line = FilterLog.line(for: plan, elapsed: 0.01234, wroteOutput: true)
+        XCTAssertTrue(line.contains(" result=headers bytes=1234 passes=\"1 pass (1 new)\" pass=new/offered/pass.com.example.event,- ms=12.3"), line)
+        XCTAssertTrue(line.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ pid=\d+ "#, options: .regularExpression) != nil, line)
+    }
+
     func testEnvironmentWithoutHomeFallsBackToPasswd() {
         let env = FilterEnvironment.resolve(["XDG_STATE_HOME": "relative/dir", "TMPDIR": "tmp"])
         XCTAssertEqual(env["HOME"], FilterEnvironment.passwdHome())
