@@ -48,7 +48,7 @@ final class MTADeliveryTests: XCTestCase {
 
     /// The filter command line every recipe uses in these tests.
     private func filterCommand(_ root: URL) -> String {
-        "\(Binary.url.path) filter --log none --library \(root.path)/library.sqlite --trust \(FilterMail.repositoryRoot.path)/Samples/ca/trust"
+        "\(Binary.url.path) filter --log none --deadline 60 --library \(root.path)/library.sqlite --trust \(FilterMail.repositoryRoot.path)/Samples/ca/trust"
     }
 
     /// The shipped recipe (Samples/integrations/procmail/procmailrc) with the test's command line.
