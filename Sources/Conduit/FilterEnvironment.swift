@@ -19,6 +19,22 @@ package enum FilterEnvironment {
         return env
     }
 
+    /// The process environment read straight from `environ` (cheaper at start-up than
+    /// Foundation's ProcessInfo, which the filter does not otherwise need on its fast path).
+    package static func current() -> [String: String] {
+        var env: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                let key = String(text[..<eq])
+                if env[key] == nil { env[key] = String(text[text.index(after: eq)...]) }   // first one wins, like getenv
+            }
+            p += 1
+        }
+        return env
+    }
+
     /// The home directory of the effective user from the passwd database.
     package static func passwdHome() -> String? {
         guard let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir else { return nil }

@@ -3,8 +3,9 @@ import PassStore
 
 /// What the delivery filter may do to the library (PassKit's rules, DESIGN.md): a new valid pass
 /// becomes an offer awaiting consent; a valid newer version of a pass already in the library —
-/// same passTypeIdentifier and serialNumber, same team — replaces it. Nothing else: never an
-/// add, never a remove, never an untrusted or invalid pass.
+/// same passTypeIdentifier and serialNumber, same team — replaces it (with updates switched off,
+/// or from another team, it is offered like a new pass instead). Nothing else: never an add,
+/// never a remove, never an untrusted or invalid pass.
 package struct FilterLibraryEffects: Sendable {
     package var stageOffers: Bool
     package var applyUpdates: Bool
@@ -38,10 +39,13 @@ package struct FilterLibraryEffects: Sendable {
                 try library.stageOffer(record)
                 return .offered
             case .update:
-                guard applyUpdates else { return .none }
-                guard let stored = try library.pass(record.id), stored.teamIdentifier == record.teamIdentifier else { return .none }
-                try library.replace(with: record)
-                return .updated
+                if applyUpdates, let stored = try library.pass(record.id), stored.teamIdentifier == record.teamIdentifier {
+                    try library.replace(with: record)
+                    return .updated
+                }
+                guard stageOffers else { return .none }
+                try library.stageOffer(record)
+                return .offered
             case .contained, .stale:
                 return .none
             }

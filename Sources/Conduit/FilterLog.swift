@@ -17,6 +17,7 @@ package struct FilterLog: Sendable {
     }
 
     package func record(_ plan: FilterPlan, elapsed: Double, wroteOutput: Bool) {
+        guard destination != .none else { return }
         record(Self.line(for: plan, elapsed: elapsed, wroteOutput: wroteOutput))
     }
 
@@ -61,7 +62,8 @@ package struct FilterLog: Sendable {
             }
         }
         if let e = plan.error { parts.append("error=\(e.code.rawValue) detail=\"\(printable(e.detail))\"") }
-        parts.append(String(format: "ms=%.1f", elapsed * 1000))
+        let tenths = Int((elapsed * 10_000).rounded())   // milliseconds with one decimal, without Foundation's formatter
+        parts.append("ms=\(tenths / 10).\(tenths % 10)")
         return parts.joined(separator: " ")
     }
 
@@ -73,8 +75,8 @@ package struct FilterLog: Sendable {
         var t = time(nil)
         var tmv = tm()
         gmtime_r(&t, &tmv)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(tmv.tm_year) + 1900, Int(tmv.tm_mon) + 1,
-                      Int(tmv.tm_mday), Int(tmv.tm_hour), Int(tmv.tm_min), Int(tmv.tm_sec))
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(tmv.tm_year + 1900)-\(two(tmv.tm_mon + 1))-\(two(tmv.tm_mday))T\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))Z"
     }
 
     private func makeDirectories(_ dir: String) {

@@ -11,11 +11,15 @@ package struct FilterOptions: Sendable, Equatable {
     /// Stage new valid passes as offers for the user's consent.
     package var stageOffers = true
     /// Messages larger than this pass through unscanned (still read to EOF). Stops a 1 GB message
-    /// from being parsed in memory; spamc's `-s` is the precedent.
-    package var maxScanBytes = 25_000_000
+    /// from being parsed in memory; spamc's `-s` is the precedent. Default `Limits`' 25 MiB.
+    package var maxScanBytes = Limits.default.filterMaxMessageBytes
     /// Wall-clock budget for the scan and its library work, after which the message passes
     /// through. Dovecot kills a Sieve filter at 10 s; Postfix bounces at its time limit.
-    package var deadlineSeconds = 5.0
+    package var deadlineSeconds = Limits.default.filterDeadlineSeconds
+    /// MIME and pass limits for the scan (config `[limits]`).
+    package var limits = Limits.default
+    /// Preferred language for pass texts (config `language`, else `LANG`).
+    package var language: String? = nil
     /// `file` (`$XDG_STATE_HOME/passconduit/filter.log`), `syslog` (facility mail) or `none`.
     package var log: FilterLogDestination = .file
     package var libraryPath: String? = nil

@@ -19,28 +19,24 @@ struct ByteReader {
         return bytes[bytes.startIndex + offset]
     }
 
-    func u16(at offset: Int) -> UInt16? {
-        guard let s = slice(at: offset, length: 2) else { return nil }
-        return UInt16(s[s.startIndex]) | UInt16(s[s.startIndex + 1]) << 8
-    }
-
-    func u32(at offset: Int) -> UInt32? {
-        guard let s = slice(at: offset, length: 4) else { return nil }
-        var v: UInt32 = 0
-        for (i, b) in s.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
-        return v
-    }
-
-    func u64(at offset: Int) -> UInt64? {
-        guard let s = slice(at: offset, length: 8) else { return nil }
+    /// `width` bytes at `offset` as an unsigned little-endian (or big-endian) integer.
+    private func integer(at offset: Int, width: Int, bigEndian: Bool = false) -> UInt64? {
+        guard offset >= 0, offset <= bytes.count - width else { return nil }
+        let start = bytes.startIndex + offset
         var v: UInt64 = 0
-        for (i, b) in s.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
+        for i in 0..<width {
+            let b = UInt64(bytes[start + (bigEndian ? i : width - 1 - i)])
+            v = v << 8 | b
+        }
         return v
     }
+
+    func u16(at offset: Int) -> UInt16? { integer(at: offset, width: 2).map { UInt16(truncatingIfNeeded: $0) } }
+    func u32(at offset: Int) -> UInt32? { integer(at: offset, width: 4).map { UInt32(truncatingIfNeeded: $0) } }
+    func u64(at offset: Int) -> UInt64? { integer(at: offset, width: 8) }
 
     /// Big-endian 32-bit read (PNG).
     func u32BE(at offset: Int) -> UInt32? {
-        guard let s = slice(at: offset, length: 4) else { return nil }
-        return s.reduce(0) { $0 << 8 | UInt32($1) }
+        integer(at: offset, width: 4, bigEndian: true).map { UInt32(truncatingIfNeeded: $0) }
     }
 }

@@ -1,5 +1,5 @@
 /// A JSON value as pass.json and manifest.json need it.
-package indirect enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -190,8 +190,9 @@ struct JSONReader {
             guard p < bytes.count else { throw fail("unterminated string") }
             let c = bytes[p]
             if c == UInt8(ascii: "\"") {
+                defer { p += 1 }
+                if out.isEmpty { return String(decoding: bytes[runStart..<p], as: UTF8.self) }  // no escapes: one copy
                 out.append(contentsOf: bytes[runStart..<p])
-                p += 1
                 return String(decoding: out, as: UTF8.self)
             }
             if c < 0x20 { throw fail("control character in a string") }

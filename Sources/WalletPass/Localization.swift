@@ -2,6 +2,10 @@
 /// region and script dropped), then `en`, then the first folder in lexical order — Wallet's own pick
 /// among unmatched languages is directory order, which is arbitrary (pkpass-format.md §5).
 enum Localization {
+    /// Preferred languages looked at, and the longest tag accepted (BCP 47 tags in use are far shorter).
+    static let maxPreferred = 16
+    static let maxTagLength = 64
+
     /// "de_DE.UTF-8" -> "de-de"; "C"/"POSIX" -> nil.
     static func normalize(_ tag: String) -> String? {
         var t = Substring(tag)
@@ -21,7 +25,9 @@ enum Localization {
             if let hit = keyed.first(where: { $0.1 == want }) { return hit.0 }
             return nil
         }
-        for tag in preferred.compactMap(normalize) {
+        // A language tag has a handful of subtags; longer "tags" are not languages and would make
+        // the subtag walk below quadratic.
+        for tag in preferred.prefix(maxPreferred).filter({ $0.utf8.count <= maxTagLength }).compactMap(normalize) {
             var parts = tag.split(separator: "-").map(String.init)
             while !parts.isEmpty {
                 if let hit = find(parts.joined(separator: "-")) { return hit }

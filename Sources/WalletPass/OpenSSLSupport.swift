@@ -34,6 +34,7 @@ enum OpenSSL {
         // BIO_get_mem_data is a macro over BIO_ctrl(BIO_CTRL_INFO).
         let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &pointer)
         guard length > 0, let pointer else { return "" }
+        // The memory BIO owns `length` bytes at `pointer` until BIO_free in the caller.
         return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
@@ -52,6 +53,7 @@ enum OpenSSL {
         let length = ASN1_STRING_to_UTF8(&out, string)
         guard length >= 0, let out else { return nil }
         defer { COpenSSL_free(out) }
+        // ASN1_STRING_to_UTF8 allocated exactly `length` bytes at `out`; freed after the copy.
         return String(decoding: UnsafeBufferPointer(start: out, count: Int(length)), as: UTF8.self)
     }
 

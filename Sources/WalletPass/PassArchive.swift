@@ -136,6 +136,7 @@ struct PassArchive {
             // libzip's consistency check also refuses harmless quirks of some zip writers (a size in
             // a local header beside a data descriptor: real passes Wallet accepts). Check what
             // matters ourselves and open without it; sizes and CRCs are still enforced on inflating.
+            // `raw` holds the caller's [UInt8] for the duration of this call: binding it to UInt8 is exact.
             let bytes = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
             if let why = ZipDirectory.localHeaderDisagreement(ArraySlice(bytes), directory) {
                 return .failure(.inconsistentArchive(why))
@@ -154,6 +155,7 @@ struct PassArchive {
             guard let cName = zip_get_name(archive, zip_uint64_t(i), zip_flags_t(ZIP_FL_ENC_RAW)) else {
                 return .failure(.inconsistentArchive("entry \(i) has no name in libzip"))
             }
+            // libzip's name is NUL-terminated and lives until zip_discard, after this loop.
             let libzipName = UnsafeRawBufferPointer(start: cName, count: strlen(cName))
             guard libzipName.elementsEqual(entry.rawName) else {
                 return .failure(.inconsistentArchive("entry \(i) is named differently by libzip"))
@@ -186,7 +188,8 @@ struct PassArchive {
         let data = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             initialized = 0
             while initialized < size {
-                // zip_fread writes at most the remaining capacity: never past the buffer.
+                // zip_fread writes at most the remaining capacity: never past the buffer. The loop runs
+                // only while initialized < size, so the capacity is non-zero and baseAddress exists.
                 let n = zip_fread(file, buffer.baseAddress! + initialized, zip_uint64_t(size - initialized))
                 if n < 0 { failure = String(cString: zip_file_strerror(file)); return }
                 if n == 0 { failure = "holds \(initialized) bytes, declares \(size)"; return }

@@ -34,7 +34,10 @@ package enum PassFuzzing {
             n &+= PassColor(text) == nil ? 0 : 2  // &+: checksum
             n &+= PassImage.pngSize(body)?.width ?? 0
             n &+= SignatureVerifier.derString(body)?.count ?? 0
-            n &+= Localization.choose(text.split(separator: ",").map(String.init), preferred: [text]).map { $0.count } ?? 0
+            n &+= CMSCertificates.split(body)?.certificates.count ?? 0
+            // Folder names come from an archive (at most maxEntries of them), tags from the user.
+            let folders = text.split(separator: ",").prefix(opener.limits.maxEntries).map(String.init)
+            n &+= Localization.choose(folders, preferred: [String(text.prefix(256))]).map { $0.count } ?? 0
             return n
         }
     }

@@ -99,7 +99,7 @@ package struct PassOpener: Sendable {
         }
         guard info?.icon != nil else {
             let present = archive.names.filter { $0.split(separator: "/").last?.hasPrefix("icon") ?? false }
-            return refuse(present.isEmpty ? .missingIcon() : .missingIcon("\(present.joined(separator: ", ")) is not a PNG image"),
+            return refuse(present.isEmpty ? .missingIcon() : .missingIcon("no readable PNG image among \(present.joined(separator: ", "))"),
                           info, notes)
         }
         if let notAfter = signer.certificateNotAfter, notAfter < Date() {
@@ -127,7 +127,7 @@ package struct PassOpener: Sendable {
                 status: .invalid, error: .bundleTooLarge(members: archive.files.count, limit: limits.maxBundleMembers),
                 pass: nil, notes: [], sha256: Digest.hex(.sha256, bytes)))]
         }
-        return archive.files.map { BundleMember(name: $0.name, verdict: open($0.bytes)) }
+        return archive.files.map { BundleMember(name: $0.name, verdict: open($0.bytes), bytes: $0.bytes) }
     }
 
     // MARK: - Metadata

@@ -52,6 +52,7 @@ struct SignatureVerifier {
             return outcome
         }
         for cert in external { _ = COpenSSL_sk_X509_push(extraCerts, cert) }
+        // d2i reads at most raw.count bytes from the array's own storage, and copies what it keeps.
         guard let cms = parsed.withUnsafeBytes({ raw -> OpaquePointer? in
             var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
             return d2i_CMS_ContentInfo(nil, &p, raw.count)
@@ -68,6 +69,7 @@ struct SignatureVerifier {
         var embedded = false
         if let content = CMS_get0_content(cms), let octets = content.pointee {
             embedded = true
+            // The octets belong to `cms`, alive until the deferred free; length is OpenSSL's own.
             let length = Int(ASN1_STRING_length(octets))
             let bytes = UnsafeRawBufferPointer(start: ASN1_STRING_get0_data(octets), count: max(length, 0))
             if !bytes.elementsEqual(manifest) {
@@ -213,6 +215,7 @@ struct SignatureVerifier {
             let index = X509_get_ext_by_OBJ(cert, trust.markerOID, -1)
             if index >= 0, let ext = X509_get_ext(cert, index), let data = X509_EXTENSION_get_data(ext) {
                 facts.hasMarker = true
+                // The extension data belongs to `cert`, which outlives this call.
                 let length = Int(ASN1_STRING_length(data))
                 let raw = UnsafeRawBufferPointer(start: ASN1_STRING_get0_data(data), count: max(length, 0))
                 facts.passTypeMarker = Self.derString(Array(raw))

@@ -27,7 +27,7 @@ package final class TrustStore: @unchecked Sendable {
     let passbookEKU: OpaquePointer
     /// Decoded certificates seen in signatures, by DER (see `CMSCertificates`). Bounded: emptied
     /// when it reaches `certificateCacheLimit`, so hostile input cannot grow it without end.
-    private let certificateCache = Mutex<[[UInt8]: CachedCertificate]>([:])
+    private let certificateCache = Mutex<[CertificateKey: CachedCertificate]>([:])
     static let certificateCacheLimit = 256
     /// Certificates loaded, and the files they came from.
     package let certificateCount: Int
@@ -103,13 +103,14 @@ package final class TrustStore: @unchecked Sendable {
     func certificates(_ ders: [ArraySlice<UInt8>]) -> [OpaquePointer]? {
         var result: [OpaquePointer] = []
         for slice in ders {
-            let der = Array(slice)
+            let der = CertificateKey(Array(slice))
             if let cached = certificateCache.withLock({ $0[der] }) {
                 X509_up_ref(cached.x509)
                 result.append(cached.x509)
                 continue
             }
-            let decoded: OpaquePointer? = der.withUnsafeBytes { raw in
+            // d2i_X509 reads at most raw.count bytes and copies what it keeps.
+            let decoded: OpaquePointer? = slice.withUnsafeBytes { raw in
                 var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 return d2i_X509(nil, &p, raw.count)
             }
@@ -170,6 +171,7 @@ package final class TrustStore: @unchecked Sendable {
             ERR_clear_error()  // PEM_read_bio_X509 ends with a "no start line" error at EOF
         } else {
             bytes.withUnsafeBytes { raw in
+                // d2i_X509 reads at most raw.count bytes and copies what it keeps.
                 var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 if let cert = d2i_X509(nil, &p, raw.count) { certs.append(cert) }
             }
@@ -226,4 +228,19 @@ final class CachedCertificate: @unchecked Sendable {
     let x509: OpaquePointer
     init(_ x509: OpaquePointer) { self.x509 = x509 }
     deinit { X509_free(x509) }
+}
+
+/// A certificate's DER as a dictionary key. Hashes the length and the last 32 bytes (inside the
+/// signature value, which differs between certificates) instead of all ~1.5 KB; equality still
+/// compares every byte.
+struct CertificateKey: Hashable {
+    let der: [UInt8]
+    init(_ der: [UInt8]) { self.der = der }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(der.count)
+        der.suffix(32).withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (a: CertificateKey, b: CertificateKey) -> Bool { a.der == b.der }
 }

@@ -41,7 +41,8 @@ struct ZipDirectory {
         var at = r.count - 22
         let lowest = max(0, r.count - 22 - 65_535)
         while at >= lowest {
-            if r.u32(at: at) == endSignature, let commentLength = r.u16(at: at + 20),
+            // "PK" first: cheap, and most positions fail it.
+            if bytes[bytes.startIndex + at] == 0x50, r.u32(at: at) == endSignature, let commentLength = r.u16(at: at + 20),
                at + 22 + Int(commentLength) <= r.count {
                 end = at
                 break

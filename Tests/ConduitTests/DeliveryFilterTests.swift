@@ -150,6 +150,39 @@ final class DeliveryFilterTests: XCTestCase {
         XCTAssertEqual(a.problems, ["unknown argument --frobnicate", "--log wants file, syslog or none, not loud", "--deadline needs a value"])
     }
 
+    func testConfigurationFillsWhatTheCommandLineLeftOpen() throws {
+        let config = try Config.parse("""
+            language = "de"
+            [library]
+            path = "/srv/lib.sqlite"
+            [trust]
+            directories = ["/etc/anchors"]
+            [filter]
+            apply-updates = false
+            add-headers = false
+            deadline-seconds = 2
+            max-message-bytes = 1000
+            """, file: "/etc/passconduit/config.toml", environment: [:])
+        var args = FilterArguments(["--deadline", "1", "--trust", "/mine"])
+        FilterConfiguration.apply(config, to: &args.options, explicit: args.explicit, environment: ["LANG": "fr_FR.UTF-8"])
+        let o = args.options
+        XCTAssertEqual(o.deadlineSeconds, 1)          // the flag wins
+        XCTAssertEqual(o.maxScanBytes, 1000)
+        XCTAssertFalse(o.applyUpdates)
+        XCTAssertFalse(o.headers)
+        XCTAssertEqual(o.libraryPath, "/srv/lib.sqlite")
+        XCTAssertEqual(o.trustDirectories, ["/etc/anchors", "/mine"])
+        XCTAssertEqual(o.language, "de")
+        XCTAssertEqual(FilterConfiguration.languageFromLocale(["LANG": "pt_BR.UTF-8"]), "pt-BR")
+        XCTAssertNil(FilterConfiguration.languageFromLocale(["LANG": "C.UTF-8"]))
+    }
+
+    func testBrokenConfigIsReportedNotThrown() {
+        var o = FilterOptions()
+        o.configPath = "/nonexistent/passconduit.toml"
+        XCTAssertEqual(FilterConfiguration.apply(to: &o, explicit: [], environment: [:])?.code, .badConfig)
+    }
+
     func testReportsSurviveTheChildProcessCodec() {
         let reports = [newPass, FilterPassReport(status: "invalid", errorCode: "not-a-zip"),
                        FilterPassReport(status: "valid", library: "update", action: .updated, organizationName: "Ünïcode,:\r\n", sha256: "ab")]
@@ -158,6 +191,19 @@ final class DeliveryFilterTests: XCTestCase {
         let good = FilterReportCodec.encode(reports)
         for cut in 0..<good.count { XCTAssertNil(FilterReportCodec.decode(Array(good.prefix(cut))), "prefix \(cut)") }
         XCTAssertNil(FilterReportCodec.decode(Array("R999999999:".utf8)))
+    }
+
+    func testEnvironmentIsReadFromEnviron() {
+        XCTAssertEqual(FilterEnvironment.current()["PATH"], ProcessInfo.processInfo.environment["PATH"])
+    }
+
+    func testLogLineCarriesOutcomeCountsAndNoAddresses() {
+        var plan = FilterPlan(byteCount: 1234)
+        plan.output = .rewritten(headers: [], layout: FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFieldRanges: []))
+        plan.reports = [newPass]
+        let line = FilterLog.line(for: plan, elapsed: 0.01234, wroteOutput: true)
+        XCTAssertTrue(line.contains(" result=headers bytes=1234 passes=\"1 pass (1 new)\" pass=new/offered/pass.com.example.event,- ms=12.3"), line)
+        XCTAssertTrue(line.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ pid=\d+ "#, options: .regularExpression) != nil, line)
     }
 
     func testEnvironmentWithoutHomeFallsBackToPasswd() {

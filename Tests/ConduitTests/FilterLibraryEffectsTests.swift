@@ -43,14 +43,18 @@ final class FilterLibraryEffectsTests: XCTestCase {
         XCTAssertEqual(effects.apply(status: "valid", state: .update, record: v2, library: library), .updated)
         XCTAssertEqual(try library.pass(v1.id)?.sha256, v2.sha256)
 
+        // Another team's pass under the same id never replaces it: it waits for consent as an offer.
         let otherTeam = record(team: "TEAM2", content: "v3", signed: Date(timeIntervalSince1970: 1_700_200_000))
-        XCTAssertEqual(effects.apply(status: "valid", state: try library.contains(otherTeam), record: otherTeam, library: library), .none)
+        XCTAssertEqual(effects.apply(status: "valid", state: try library.contains(otherTeam), record: otherTeam, library: library), .offered)
         XCTAssertEqual(try library.pass(v1.id)?.sha256, v2.sha256)
     }
 
-    func testUpdatesAndOffersCanBeSwitchedOff() throws {
+    func testUpdatesSwitchedOffBecomeOffersAndBothCanBeSwitchedOff() throws {
         try library.add(record())
         let v2 = record(content: "v2", signed: Date(timeIntervalSince1970: 1_700_100_000))
+        XCTAssertEqual(FilterLibraryEffects(stageOffers: true, applyUpdates: false).apply(status: "valid", state: .update, record: v2, library: library), .offered)
+        XCTAssertEqual(try library.offers().count, 1)
+        try library.declineOffer(try library.offers()[0].offerID)
         let off = FilterLibraryEffects(stageOffers: false, applyUpdates: false)
         XCTAssertEqual(off.apply(status: "valid", state: .update, record: v2, library: library), .none)
         XCTAssertEqual(off.apply(status: "valid", state: .new, record: record("S-2"), library: library), .none)

@@ -33,6 +33,17 @@ final class FilterBinaryTests: XCTestCase {
         assertTempFail(try FilterRun.filter(plain, arguments: ["--frobnicate", "--fail-closed"]))
     }
 
+    func testBrokenConfigPassesTheMessageOrFailsClosed() throws {
+        let home = FilterRun.directory("home")
+        let config = home.appendingPathComponent("config/passconduit/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "[filter]\nadd-headers = maybe\n".write(to: config, atomically: true, encoding: .utf8)
+        let env = FilterRun.environment(home)
+        assertPassedThrough(try FilterRun.filter(plain, environment: env), plain)
+        assertTempFail(try FilterRun.filter(plain, arguments: ["--fail-closed"], environment: env))
+        assertPassedThrough(try FilterRun.filter(plain, arguments: ["--config", "/nonexistent.toml"], environment: env), plain)
+    }
+
     func testRunsWithoutHomeOrXDGInARootCwdAndAnUnwritableCwd() throws {
         let bare = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C", "SWIFT_BACKTRACE": "enable=no"]
         assertPassedThrough(try FilterRun.filter(plain, arguments: ["--log", "none"], environment: bare, cwd: URL(fileURLWithPath: "/")), plain)
@@ -133,6 +144,24 @@ final class FilterBinaryTests: XCTestCase {
             XCTAssertTrue(text.hasPrefix(fullHash) && text.hasSuffix("rc=0\n") || text.hasPrefix(empty) && text.hasSuffix("rc=75\n"),
                           "size \(size): \(text)")
             if size < 4 << 20 { XCTAssertTrue(text.hasSuffix("rc=0\n"), "held in memory, so it passes: \(text)") }
+        }
+    }
+
+    func testFullDiskUnderTMPDIRGivesCompleteOutputOrNothing() throws {
+        // A 1 MB tmpfs as TMPDIR, mounted in a private user+mount namespace (no root needed).
+        let probe = try FilterRun.shell("unshare -rm true && echo ok", input: [], environment: FilterRun.environment(FilterRun.directory("home")))
+        XCTAssertEqual(String(decoding: probe.stdout, as: UTF8.self), "ok\n", "unshare -rm is needed to mount a tiny tmpfs")
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        let tiny = FilterRun.directory("tinyfs").path
+        for size in [500_000, 8 << 20] {
+            let input = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 9)) }
+            let script = #"unshare -rm bash -c 'mount -t tmpfs -o size=1m tmpfs "$0" && TMPDIR="$0" "$PASSCONDUIT" filter | sha256sum; echo "rc=${PIPESTATUS[0]}"' "# + tiny
+            let r = try FilterRun.shell(script, input: input, environment: env)
+            let text = String(decoding: r.stdout, as: UTF8.self)
+            let full = String(decoding: try FilterRun.shell("sha256sum", input: input, environment: env).stdout.prefix(64), as: UTF8.self)
+            let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+            XCTAssertTrue(text.hasPrefix(full) && text.hasSuffix("rc=0\n") || text.hasPrefix(empty) && text.hasSuffix("rc=75\n"), "size \(size): \(text)")
+            if size > 4 << 20 { XCTAssertTrue(text.hasSuffix("rc=75\n"), "an 8 MB spool cannot fit in 1 MB: \(text)") }
         }
     }
 

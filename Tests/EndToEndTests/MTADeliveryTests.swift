@@ -48,37 +48,41 @@ final class MTADeliveryTests: XCTestCase {
 
     /// The filter command line every recipe uses in these tests.
     private func filterCommand(_ root: URL) -> String {
-        "\(Binary.url.path) filter --log none --library \(root.path)/library.sqlite --trust \(FilterMail.repositoryRoot.path)/Samples/ca/trust"
+        "\(Binary.url.path) filter --log none --deadline 60 --library \(root.path)/library.sqlite --trust \(FilterMail.repositoryRoot.path)/Samples/ca/trust"
     }
 
+    /// The shipped recipe (Samples/integrations/procmail/procmailrc) with the test's command line.
     func procmail(_ message: [UInt8], root: URL) throws -> Delivery {
         let md = makeMaildir(root)
+        let passes = makeMaildir(root.appendingPathComponent("Passes-root")).deletingLastPathComponent()
+        try? FileManager.default.moveItem(at: passes.appendingPathComponent("Maildir"), to: root.appendingPathComponent("Passes"))
+        let shipped = try String(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/integrations/procmail/procmailrc"), encoding: .utf8)
+        XCTAssertTrue(shipped.contains(":0 fw\n| passconduit filter\n"))
         let rc = root.appendingPathComponent("procmailrc")
-        try """
-        SHELL=/bin/sh
-        LOGFILE=\(root.path)/procmail.log
-        VERBOSE=on
-        :0 fw
-        | \(filterCommand(root))
-        :0
-        \(md.path)/
-        """.write(to: rc, atomically: true, encoding: .utf8)
+        try ("MAILDIR=\(root.path)\nDEFAULT=\(md.path)/\nLOGFILE=\(root.path)/procmail.log\nVERBOSE=on\n"
+             + shipped.replacingOccurrences(of: "| passconduit filter\n", with: "| \(filterCommand(root))\n")).write(to: rc, atomically: true, encoding: .utf8)
         let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
                                   environment: FilterRun.environment(root))
-        return Delivery(status: r.status, delivered: try maildirFiles(md), log: (try? String(contentsOf: root.appendingPathComponent("procmail.log"), encoding: .utf8)) ?? "")
+        return Delivery(status: r.status, delivered: try maildirFiles(md) + maildirFiles(root.appendingPathComponent("Passes")),
+                        log: (try? String(contentsOf: root.appendingPathComponent("procmail.log"), encoding: .utf8)) ?? "")
     }
 
+    /// The shipped recipe (Samples/integrations/maildrop/mailfilter) with the test's command line.
     func maildrop(_ message: [UInt8], root: URL) throws -> Delivery {
         let md = makeMaildir(root)
+        let passes = md.appendingPathComponent(".Passes")
+        for sub in ["cur", "new", "tmp"] { try FileManager.default.createDirectory(at: passes.appendingPathComponent(sub), withIntermediateDirectories: true) }
+        let shipped = try String(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/integrations/maildrop/mailfilter"), encoding: .utf8)
+        XCTAssertTrue(shipped.contains("xfilter \"passconduit filter\""))
         let rc = root.appendingPathComponent("mailfilter")
-        try """
-        xfilter "\(filterCommand(root))"
-        to "\(md.path)/"
-        """.write(to: rc, atomically: true, encoding: .utf8)
+        // maildrop takes $HOME from the passwd entry, not the environment: point the recipe at the test's folder.
+        try shipped.replacingOccurrences(of: "xfilter \"passconduit filter\"", with: "xfilter \"\(filterCommand(root))\"")
+            .replacingOccurrences(of: "$HOME/Maildir", with: md.path)
+            .write(to: rc, atomically: true, encoding: .utf8)
         chmod(rc.path, 0o600)
         let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/maildrop"), arguments: [rc.path], input: message,
                                   environment: FilterRun.environment(root))
-        return Delivery(status: r.status, delivered: try maildirFiles(md), log: String(decoding: r.stderr, as: UTF8.self))
+        return Delivery(status: r.status, delivered: try maildirFiles(md) + maildirFiles(passes), log: String(decoding: r.stderr, as: UTF8.self))
     }
 
     /// dovecot-lda with a global Sieve script that runs `filter "passconduit-filter"` (Pigeonhole

@@ -55,6 +55,7 @@ final class SamplePassTests: XCTestCase {
         ("bad-team-mismatch.pkpass", .invalid, .certificateMismatch),
         ("bad-certificate-expired.pkpass", .invalid, .certificateExpired),
         ("bad-missing-icon.pkpass", .invalid, .missingIcon),
+        ("bad-icon-not-png.pkpass", .invalid, .missingIcon),
     ]
 
     func testEverySampleGetsTheVerdictItsReadmePromises() {
@@ -86,6 +87,20 @@ final class SamplePassTests: XCTestCase {
             }
             XCTAssertEqual(entry.1.rawValue, status, file)
             XCTAssertEqual(entry.2?.rawValue ?? "-", code, file)
+        }
+    }
+
+    func testDetailsNameWhatWasWrong() {
+        let details: [String: String] = [
+            "bad-icon-not-png.pkpass": "no readable PNG image among icon.png",
+            "bad-unlisted-file.pkpass": "\"logo.png\" is in the archive but not in manifest.json",
+            "bad-missing-icon.pkpass": "no icon.png, icon@2x.png or icon@3x.png",
+            "bad-team-mismatch.pkpass": "the certificate belongs to team \"PCTEAM0001\", the pass says \"OTHERTEAM1\"",
+            "bad-certificate-expired.pkpass": "signed 2025-03-01 10:00:00 UTC, but the signing certificate (C=US,O=Passconduit Samples,OU=PCTEAM0001,CN=Pass Type ID: pass.org.passconduit.expired,UID=pass.org.passconduit.expired) was valid only from 2024-01-01 to 2024-06-29",
+            "bad-no-signing-time.pkpass": "signature has no signing-time attribute (Wallet requires a signing date)",
+        ]
+        for (file, detail) in details {
+            XCTAssertEqual(opener.open(TestSupport.sample(file)).error?.detail, detail, file)
         }
     }
 

@@ -91,13 +91,27 @@ final class CMSCertificatesTests: XCTestCase {
 
     func testAnythingButPlainDERIsLeftAlone() throws {
         XCTAssertNil(CMSCertificates.split([]))
-        XCTAssertNil(CMSCertificates.split([0x30, 0x80, 0x00, 0x00]))  // BER indefinite length
+        XCTAssertNil(CMSCertificates.split([0x30, 0x80, 0x00, 0x00]))  // empty BER sequence: no SignedData
+        XCTAssertNil(CMSCertificates.split([0x30, 0x80, 0x30, 0x80]))  // unterminated
         var trailing = try signature("generic.pkpass")
         trailing.append(0)
         XCTAssertNil(CMSCertificates.split(trailing))
         XCTAssertEqual(CMSCertificates.encodeLength(0x7F), [0x7F])
         XCTAssertEqual(CMSCertificates.encodeLength(0x80), [0x81, 0x80])
         XCTAssertEqual(CMSCertificates.encodeLength(0x1234), [0x82, 0x12, 0x34])
+    }
+
+    func testBERSignaturesFromApplesToolsAreSplitToo() throws {
+        // Apple's signing tools write indefinite lengths (30 80 …); so does this real pass.
+        let archive = try PassArchive.open(TestSupport.fixture("pkpass-real/DB8-TestPass__Lollipop.pkpass"), limits: .default).get()
+        let signature = try XCTUnwrap(archive["signature"])
+        XCTAssertEqual(Array(signature.prefix(2)), [0x30, 0x80])
+        let split = try XCTUnwrap(CMSCertificates.split(signature))
+        XCTAssertEqual(split.certificates.count, 2)
+        let opener = PassOpener(trust: TestSupport.trust)
+        let bytes = TestSupport.fixture("pkpass-real/DB8-TestPass__Lollipop.pkpass")
+        XCTAssertEqual(opener.open(bytes).status, .valid)
+        XCTAssertEqual(opener.open(bytes).status, .valid)
     }
 
     func testVerdictsAreTheSameWithAndWithoutTheCertificateCache() {

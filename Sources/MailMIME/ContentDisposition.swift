@@ -1,0 +1,22 @@
+/// A parsed Content-Disposition (RFC 2183): kind lowercased ("attachment", "inline", ...),
+/// parameters decoded as for Content-Type.
+package struct ContentDisposition: Sendable, Equatable {
+    package var kind: String
+    package var parameters: [String: String]
+
+    package init(kind: String, parameters: [String: String] = [:]) {
+        self.kind = kind
+        self.parameters = parameters
+    }
+
+    package var isAttachment: Bool { kind == "attachment" }
+
+    /// Parses a header value. A value with no disposition token but with parameters (seen in the
+    /// wild: `Content-Disposition: ; filename=x`) keeps the parameters with an empty kind.
+    package static func parse(_ raw: ArraySlice<UInt8>) -> ContentDisposition {
+        var scanner = ParameterScanner(HeaderField.unfold(raw))
+        scanner.skipCFWS()
+        let kind = scanner.token().map(ParameterScanner.lowerString) ?? ""
+        return ContentDisposition(kind: kind, parameters: scanner.parameters().values)
+    }
+}

@@ -1,0 +1,43 @@
+/// A parsed Content-Type (RFC 2045 §5): type and subtype lowercased, parameters decoded
+/// (RFC 2231 continuations and charsets, RFC 2047 words, raw 8-bit text).
+package struct ContentType: Sendable, Equatable {
+    package var type: String
+    package var subtype: String
+    /// Parameter names lowercased; for a name given both plain and RFC 2231 style, the RFC 2231 value.
+    package var parameters: [String: String]
+    /// The boundary parameter as raw bytes (quoted-string unescaped, nothing else decoded), if any.
+    package var boundary: [UInt8]?
+
+    package init(type: String, subtype: String, parameters: [String: String] = [:], boundary: [UInt8]? = nil) {
+        self.type = type
+        self.subtype = subtype
+        self.parameters = parameters
+        self.boundary = boundary
+    }
+
+    package static let textPlain = ContentType(type: "text", subtype: "plain")
+    package static let messageRFC822 = ContentType(type: "message", subtype: "rfc822")
+
+    /// "type/subtype".
+    package var mimeType: String { type + "/" + subtype }
+    package var isMultipart: Bool { type == "multipart" }
+    /// message/rfc822 and message/global (RFC 6532) carry a whole message to be parsed recursively.
+    package var isEncapsulatedMessage: Bool {
+        type == "message" && (subtype == "rfc822" || subtype == "global")
+    }
+    package var charset: String? { parameters["charset"] }
+
+    /// Parses a header value; nil when it has no usable type/subtype.
+    package static func parse(_ raw: ArraySlice<UInt8>) -> ContentType? {
+        var scanner = ParameterScanner(HeaderField.unfold(raw))
+        scanner.skipCFWS()
+        guard let type = scanner.token(), !type.isEmpty else { return nil }
+        scanner.skipCFWS()
+        guard scanner.consume(UInt8(ascii: "/")) else { return nil }
+        scanner.skipCFWS()
+        guard let subtype = scanner.token(), !subtype.isEmpty else { return nil }
+        let params = scanner.parameters()
+        return ContentType(type: ParameterScanner.lowerString(type), subtype: ParameterScanner.lowerString(subtype),
+                           parameters: params.values, boundary: params.rawBoundary)
+    }
+}

@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One field found in a header block, as offsets into the buffer.
+struct RawField {
+    var start: Int
+    var nameEnd: Int
+    var valueStart: Int
+    var valueEnd: Int
+}
+
+/// Reads an RFC 5322 header section: fields with folding, obsolete whitespace before the colon,
+/// raw 8-bit bytes, CRLF / LF / mixed endings. A non-header line ends the section (the body starts
+/// there); so does a line that is a boundary of an enclosing multipart.
+struct HeaderBlock {
+    var fields: [RawField] = []
+    /// End of the header section (start of the blank line, or of the first non-header line).
+    var headerEnd: Int
+    /// First body byte.
+    var bodyStart: Int
+    var defects: [MIMEDefect] = []
+
+    /// Parses from `start` to at most `end`. `isBoundary(lineStart)` says whether a line starting with
+    /// "--" is a boundary of an enclosing multipart. `skipFromLine` skips a leading mbox From_ line.
+    static func parse(_ p: UnsafeBufferPointer<UInt8>, start: Int, end: Int, maxBytes: Int, skipFromLine: Bool,
+                      isBoundary: (Int) -> Bool) -> HeaderBlock {
+        var block = HeaderBlock(headerEnd: end, bodyStart: end)
+        var pos = start
+        var collecting = true
+        if skipFromLine, end - pos >= 5, p[pos] == 0x46, p[pos + 1] == 0x72, p[pos + 2] == 0x6F, p[pos + 3] == 0x6D, p[pos + 4] == 0x20 {
+            pos = ByteScan.lineEnd(p, from: pos, end: end).next
+        }
+        while pos < end {
+            let (contentEnd, next) = ByteScan.lineEnd(p, from: pos, end: end)
+            if contentEnd == pos {  // blank line: the separator
+                block.headerEnd = pos
+                block.bodyStart = next
+                return block
+            }
+            let first = p[pos]
+            if ByteClass.isWSP(first) {
+                // Continuation line: extend the current field. A whitespace-only line counts too (obsolete syntax).
+                if collecting, !block.fields.isEmpty { block.fields[block.fields.count - 1].valueEnd = contentEnd }
+                pos = next
+                continue
+            }
+            if first == 0x2D, contentEnd - pos >= 2, p[pos + 1] == 0x2D, isBoundary(pos) {
+                block.defects.append(MIMEDefect(.missingHeaderBodySeparator, offset: pos, detail: "boundary line inside headers"))
+                block.headerEnd = pos
+                block.bodyStart = pos
+                return block
+            }
+            // field-name, optional WSP (obsolete syntax), ':'
+            var k = pos
+            while k < contentEnd, ByteClass.isFieldNameByte(p[k]) { k += 1 }
+            let nameEnd = k
+            while k < contentEnd, ByteClass.isWSP(p[k]) { k += 1 }
+            guard nameEnd > pos, k < contentEnd, p[k] == 0x3A else {
+                let code: MIMEDefect.Code = block.fields.isEmpty ? .missingHeaders : .missingHeaderBodySeparator
+                block.defects.append(MIMEDefect(code, offset: pos))
+                block.headerEnd = pos
+                block.bodyStart = pos
+                return block
+            }
+            if collecting {
+                if pos - start > maxBytes {
+                    collecting = false
+                    block.defects.append(MIMEDefect(.headerTooLong, offset: pos, detail: "header section over \(maxBytes) bytes; later fields ignored"))
+                } else {
+                    block.fields.append(RawField(start: pos, nameEnd: nameEnd, valueStart: k + 1, valueEnd: contentEnd))
+                }
+            }
+            pos = next
+        }
+        block.headerEnd = end
+        block.bodyStart = end
+        return block
+    }
+
+    /// The fields of a header range as `HeaderField`s (for callers that want a part's headers).
+    static func fields(in buffer: [UInt8], range: Range<Int>, maxBytes: Int) -> [HeaderField] {
+        let clamped = range.clamped(to: 0..<buffer.count)
+        let block = buffer.withUnsafeBufferPointer { p in
+            parse(p, start: clamped.lowerBound, end: clamped.upperBound, maxBytes: maxBytes, skipFromLine: true) { _ in false }
+        }
+        return block.fields.map { headerField($0, in: buffer) }
+    }
+
+    static func headerField(_ f: RawField, in buffer: [UInt8]) -> HeaderField {
+        HeaderField(name: String(decoding: buffer[f.start..<f.nameEnd], as: UTF8.self),
+                    rawValue: buffer[f.valueStart..<max(f.valueStart, f.valueEnd)], offset: f.start)
+    }
+}
+
+/// Fast byte searches over a buffer (glibc memchr is vectorised).
+enum ByteScan {
+    /// The end of the line starting at `from`: `contentEnd` excludes CR LF / LF, `next` is the next line's start.
+    @inline(__always)
+    static func lineEnd(_ p: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> (contentEnd: Int, next: Int) {
+        guard let nl = find(0x0A, p, from: from, end: end) else { return (end, end) }
+        // nl > from implies nl - 1 >= from, a valid index.
+        let contentEnd = (nl > from && p[nl - 1] == 0x0D) ? nl - 1 : nl
+        return (contentEnd, nl + 1)
+    }
+
+    /// Index of the first `byte` in `from..<end`, or nil.
+    @inline(__always)
+    static func find(_ byte: UInt8, _ p: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> Int? {
+        guard from < end, let base = p.baseAddress else { return nil }
+        // from..<end lies inside the buffer (callers keep end <= p.count), so the pointer range is valid.
+        guard let hit = memchr(base + from, Int32(byte), end - from) else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+    }
+}

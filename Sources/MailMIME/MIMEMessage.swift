@@ -1,0 +1,66 @@
+/// A parsed message: its top-level header fields, every part in document order and the defects
+/// found. Bodies are decoded only when asked for (`decodedBody(of:)`, `decodedPrefix(of:maxBytes:)`).
+package struct MIMEMessage: Sendable {
+    /// Top-level fields in order, duplicates kept.
+    package var headers: [HeaderField]
+    /// Flat, document order; `parts[0]` is the root entity.
+    package var parts: [MIMEPart]
+    /// Every defect of the message and of its parts (each part also lists its own).
+    package var defects: [MIMEDefect]
+    /// `buffers[0]` is the input; later buffers hold decoded encapsulated messages.
+    package var buffers: [[UInt8]]
+
+    /// The first field named `name` (case-insensitive), unfolded and RFC 2047 decoded.
+    package func header(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return headers.first { $0.name.lowercased() == lowered }?.value
+    }
+
+    /// Every field named `name`, in order.
+    package func headers(named name: String) -> [HeaderField] {
+        let lowered = name.lowercased()
+        return headers.filter { $0.name.lowercased() == lowered }
+    }
+
+    package var messageID: String? {
+        guard let raw = header("Message-ID") else { return nil }
+        let trimmed = raw.trimmingWhitespace()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    package var subject: String? { header("Subject") }
+
+    /// The part's header fields, parsed on demand from its header range.
+    package func headerFields(of part: MIMEPart) -> [HeaderField] {
+        HeaderBlock.fields(in: buffers[part.buffer], range: part.headerRange, maxBytes: Int.max)
+    }
+
+    /// The body bytes as they are in the message (still transfer-encoded).
+    package func rawBody(of part: MIMEPart) -> ArraySlice<UInt8> {
+        buffers[part.buffer][part.bodyRange]
+    }
+
+    /// The body transfer-decoded (base64, quoted-printable, uuencode); other encodings unchanged.
+    package func decodedBody(of part: MIMEPart) -> [UInt8] {
+        TransferDecoder.decode(rawBody(of: part), encoding: part.transferEncoding)
+    }
+
+    /// At most `maxBytes` of the decoded body, reading only the input that needs: for content sniffing.
+    package func decodedPrefix(of part: MIMEPart, maxBytes: Int) -> [UInt8] {
+        TransferDecoder.decodePrefix(rawBody(of: part), encoding: part.transferEncoding, maxBytes: maxBytes)
+    }
+
+    /// The leaf parts: neither containers nor encapsulated messages.
+    package var leaves: [MIMEPart] {
+        parts.filter { !$0.isMultipart && !$0.isEncapsulatedMessage }
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,283 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Splits an mbox stream into messages, reading in large chunks and holding at most one message
+/// (plus a chunk) in memory.
+///
+/// A line starting `From ` separates messages when the line after it is a header field: mboxo/mboxcl
+/// writers leave body lines like "From Russia with love" unquoted, and no real message continues such
+/// a line with `Name:`. A Content-Length header is used only when it is consistent, i.e. it ends the
+/// body exactly at a From_ line (or at the end) further on: then `From ` lines inside the body are not
+/// separators. mboxrd quoting is undone (`>From ` -> `From `, `>>From ` -> `>From `). A message over
+/// `MIMELimits.maxMessageBytes` is skipped with `oversize = true` and its true size.
+package struct MboxReader: MessageReader {
+    private var input: ChunkedInput
+    private let limits: MIMELimits
+    private var index = 0
+    private var atStart = true
+
+    package init(fileDescriptor: Int32, prefix: [UInt8] = [], limits: MIMELimits = .default, name: String? = nil) {
+        input = ChunkedInput(fd: fileDescriptor, name: name ?? "fd \(fileDescriptor)", prefix: prefix)
+        self.limits = limits
+    }
+
+    package mutating func next() throws -> MailboxMessage? {
+        // Skip a BOM at the start and blank lines between messages.
+        while true {
+            if input.count < 3 && !input.eof { try input.fill(); continue }
+            if input.count == 0 { return nil }
+            if atStart {
+                atStart = false
+                if input.count >= 3, input.storage[input.start] == 0xEF, input.storage[input.start + 1] == 0xBB,
+                   input.storage[input.start + 2] == 0xBF {
+                    input.consume(upTo: input.start + 3)
+                    continue
+                }
+            }
+            let b = input.storage[input.start]
+            if b == 0x0A { input.consume(upTo: input.start + 1); continue }
+            if b == 0x0D, input.count >= 2, input.storage[input.start + 1] == 0x0A { input.consume(upTo: input.start + 2); continue }
+            break
+        }
+        // The From_ line (if any) is not part of the message.
+        var bodyRel = 0
+        while true {
+            if let nl = find(0x0A, fromRel: 0) {
+                if startsWith("From ", atRel: 0) { bodyRel = nl + 1 }
+                break
+            }
+            if input.eof || input.count > 65_536 {  // no line end: the whole rest is the message
+                break
+            }
+            try input.fill()
+        }
+        index += 1
+        var resume = bodyRel
+        while true {
+            switch findSeparator(fromRel: resume, messageRel: bodyRel) {
+            case .found(let sepRel):
+                let end = try contentLengthEnd(messageRel: bodyRel, separatorRel: sepRel) ?? sepRel
+                return takeMessage(bodyRel: bodyRel, endRel: end)
+            case .end:
+                return takeMessage(bodyRel: bodyRel, endRel: input.count)
+            case .needMore(let resumeRel):
+                resume = resumeRel
+                if input.count - bodyRel > limits.maxMessageBytes {
+                    return try skipOversize(bodyRel: bodyRel, resumeRel: resume)
+                }
+                try input.fill()
+            }
+        }
+    }
+
+    private enum Search { case found(Int), end, needMore(Int) }
+
+    /// Looks for the next separator line at or after `fromRel` (relative to the unconsumed start).
+    private func findSeparator(fromRel: Int, messageRel: Int) -> Search {
+        var rel = max(fromRel, messageRel)
+        let needle: [UInt8] = Array("\nFrom ".utf8)
+        while true {
+            let base = input.start
+            let hit: Int? = input.storage.withUnsafeBufferPointer { b -> Int? in
+                // Each line start is checked for "From "; memchr finds the line ends.
+                var q = base + rel
+                while let nl = ByteScan.find(0x0A, b, from: q, end: input.end) {
+                    if input.end - nl < needle.count { return nil }
+                    // nl + 5 < input.end was checked just above.
+                    if b[nl + 1] == 0x46, b[nl + 2] == 0x72, b[nl + 3] == 0x6F, b[nl + 4] == 0x6D, b[nl + 5] == 0x20 {
+                        return nl - base
+                    }
+                    q = nl + 1
+                }
+                return nil
+            }
+            guard let h = hit else {
+                if input.eof { return .end }
+                return .needMore(max(messageRel, input.count - needle.count))
+            }
+            let lineRel = h + 1
+            guard let nl = find(0x0A, fromRel: lineRel) else {
+                return input.eof ? .end : .needMore(h)
+            }
+            switch nextLineIsHeader(fromRel: nl + 1) {
+            case .some(true) where looksLikeFromLine(lineRel: lineRel, endRel: nl): return .found(lineRel)
+            case .some(_): rel = lineRel
+            case .none: return input.eof ? .end : .needMore(h)
+            }
+        }
+    }
+
+    /// A From_ line names a sender that is "-" (Netscape), an address or MAILER-DAEMON, or carries a
+    /// time of day: "From Russia with love" followed by "Year: 1963" is body text, not a separator.
+    private func looksLikeFromLine(lineRel: Int, endRel: Int) -> Bool {
+        let s = input.start
+        var k = lineRel + 5
+        while k < endRel, input.storage[s + k] == 0x20 { k += 1 }
+        let tokenStart = k
+        var sawAt = false
+        while k < endRel, input.storage[s + k] != 0x20, input.storage[s + k] != 0x09, input.storage[s + k] != 0x0D {
+            if input.storage[s + k] == UInt8(ascii: "@") { sawAt = true }
+            k += 1
+        }
+        let token = input.storage[(s + tokenStart)..<(s + k)]
+        if sawAt || token.elementsEqual("-".utf8) || token.elementsEqual("MAILER-DAEMON".utf8) { return true }
+        // A time of day: digit digit ':' digit digit.
+        var j = k
+        while j + 4 < endRel {
+            let b = input.storage[(s + j)..<(s + j + 5)]
+            let i0 = b.startIndex
+            if b[i0 + 2] == 0x3A, (0x30...0x39).contains(b[i0]), (0x30...0x39).contains(b[i0 + 1]),
+               (0x30...0x39).contains(b[i0 + 3]), (0x30...0x39).contains(b[i0 + 4]) { return true }
+            j += 1
+        }
+        return false
+    }
+
+    /// Whether the line at `rel` is a header field (`name:`); nil when more input is needed to tell.
+    private func nextLineIsHeader(fromRel rel: Int) -> Bool? {
+        var k = rel
+        var sawName = false
+        while true {
+            if k >= input.count { return input.eof ? false : nil }
+            if k - rel > 1000 { return false }
+            let b = input.storage[input.start + k]
+            if b == 0x3A { return sawName }
+            if ByteClass.isFieldNameByte(b) {
+                if sawName && k > rel && ByteClass.isWSP(input.storage[input.start + k - 1]) { return false }
+                sawName = true
+            } else if !(ByteClass.isWSP(b) && sawName) {
+                return false
+            }
+            k += 1
+        }
+    }
+
+    /// If the message's Content-Length is consistent and reaches past `separatorRel`, the end it gives.
+    private mutating func contentLengthEnd(messageRel: Int, separatorRel: Int) throws -> Int? {
+        let headerSpan = min(separatorRel, messageRel + limits.maxHeaderBytes)
+        let info: (length: Int, bodyStart: Int)? = input.storage.withUnsafeBufferPointer { b in
+            let p = UnsafeBufferPointer(rebasing: b[input.start..<(input.start + headerSpan)])
+            let block = HeaderBlock.parse(p, start: messageRel, end: headerSpan, maxBytes: limits.maxHeaderBytes, skipFromLine: false) { _ in false }
+            for f in block.fields where f.nameEnd - f.start == 14 {
+                guard ByteScan.equalsLowercase(UnsafeBufferPointer(rebasing: p[f.start..<f.nameEnd]), "content-length") else { continue }
+                var n = 0
+                var digits = 0
+                for k in f.valueStart..<f.valueEnd {
+                    let c = p[k]
+                    if c >= 0x30 && c <= 0x39 {
+                        guard digits < 12 else { return nil }
+                        n = n * 10 + Int(c - 0x30)  // at most 12 digits: no overflow
+                        digits += 1
+                    } else if !ByteClass.isLWSP(c) { return nil }
+                }
+                return digits > 0 ? (n, block.bodyStart) : nil
+            }
+            return nil
+        }
+        guard let info else { return nil }
+        let target = info.bodyStart + info.length
+        guard target > separatorRel, target - messageRel <= limits.maxMessageBytes else { return nil }
+        // Make sure target plus a blank line and "From " are buffered.
+        while input.count < target + 8 && !input.eof { try input.fill() }
+        var k = target
+        if k > input.count { return nil }
+        if k == input.count { return k }
+        if input.storage[input.start + k] == 0x0A { k += 1 }
+        else if k + 1 < input.count, input.storage[input.start + k] == 0x0D, input.storage[input.start + k + 1] == 0x0A { k += 2 }
+        if k == input.count || startsWith("From ", atRel: k) {
+            return k
+        }
+        return nil
+    }
+
+    /// Copies the message out (trimming the separator blank line and undoing mboxrd quoting) and consumes it.
+    private mutating func takeMessage(bodyRel: Int, endRel: Int) -> MailboxMessage {
+        var endRel = endRel
+        let s = input.start
+        // The blank line before the next From_ line is the separator's, not the message's.
+        if endRel - bodyRel >= 2, input.storage[s + endRel - 1] == 0x0A {
+            if input.storage[s + endRel - 2] == 0x0A { endRel -= 1 }
+            else if endRel - bodyRel >= 4, input.storage[s + endRel - 2] == 0x0D, input.storage[s + endRel - 3] == 0x0A,
+                    input.storage[s + endRel - 4] == 0x0D { endRel -= 2 }
+        }
+        let count = endRel - bodyRel
+        let oversize = count > limits.maxMessageBytes
+        let bytes = oversize ? [] : MboxReader.unquote(input.storage[(s + bodyRel)..<(s + endRel)])
+        input.consume(upTo: s + endRel)
+        return MailboxMessage(index: index, bytes: bytes, path: nil, byteCount: count, oversize: oversize)
+    }
+
+    /// Skips an oversize message without holding it: counts bytes up to the next separator.
+    private mutating func skipOversize(bodyRel: Int, resumeRel: Int) throws -> MailboxMessage {
+        var counted = 0
+        var resume = resumeRel
+        var bodyRel = bodyRel
+        while true {
+            // Drop what can no longer hold a separator start.
+            let keepFrom = max(bodyRel, min(resume, input.count))
+            counted += keepFrom - bodyRel
+            input.consume(upTo: input.start + keepFrom)
+            bodyRel = 0
+            resume = 0
+            try input.fill()
+            switch findSeparator(fromRel: 0, messageRel: 0) {
+            case .found(let sepRel):
+                counted += sepRel
+                input.consume(upTo: input.start + sepRel)
+                return MailboxMessage(index: index, bytes: [], path: nil, byteCount: counted, oversize: true)
+            case .end:
+                counted += input.count
+                input.consume(upTo: input.end)
+                return MailboxMessage(index: index, bytes: [], path: nil, byteCount: counted, oversize: true)
+            case .needMore(let r):
+                resume = r
+            }
+        }
+    }
+
+    /// mboxrd: a line of one or more '>' followed by "From " loses one '>'.
+    static func unquote(_ raw: ArraySlice<UInt8>) -> [UInt8] {
+        raw.withUnsafeBufferPointer { p -> [UInt8] in
+            var out = [UInt8]()
+            var copied = 0
+            var q = 0
+            let n = p.count
+            // Only '>' at a line start matters; memchr skips everything else (base64 has no '>').
+            while let gt = ByteScan.find(UInt8(ascii: ">"), p, from: q, end: n) {
+                q = gt + 1
+                guard gt == 0 || p[gt - 1] == 0x0A else { continue }
+                var k = gt
+                while k < n, p[k] == UInt8(ascii: ">") { k += 1 }
+                guard n - k >= 5, p[k] == 0x46, p[k + 1] == 0x72, p[k + 2] == 0x6F, p[k + 3] == 0x6D, p[k + 4] == 0x20 else {
+                    q = k
+                    continue
+                }
+                if out.isEmpty { out.reserveCapacity(n) }
+                out.append(contentsOf: p[copied..<gt])
+                copied = gt + 1
+                q = k
+            }
+            if copied == 0 { return Array(p) }
+            out.append(contentsOf: p[copied..<n])
+            return out
+        }
+    }
+
+    private func find(_ byte: UInt8, fromRel: Int) -> Int? {
+        input.storage.withUnsafeBufferPointer { b in
+            ByteScan.find(byte, b, from: input.start + fromRel, end: input.end).map { $0 - input.start }
+        }
+    }
+
+    private func startsWith(_ literal: StaticString, atRel rel: Int) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard input.count - rel >= n else { return false }
+        return literal.withUTF8Buffer { lit in
+            for k in 0..<n where input.storage[input.start + rel + k] != lit[k] { return false }
+            return true
+        }
+    }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads one whole message from a descriptor (a file or stdin). Over `MIMELimits.maxMessageBytes`
+/// the rest is read and counted but not kept, and the message comes back `oversize`.
+package struct SingleMessageReader: MessageReader {
+    private var input: ChunkedInput
+    private let limits: MIMELimits
+    private var done = false
+
+    package init(fileDescriptor: Int32, prefix: [UInt8] = [], limits: MIMELimits = .default, name: String? = nil) {
+        input = ChunkedInput(fd: fileDescriptor, name: name ?? "fd \(fileDescriptor)", prefix: prefix)
+        self.limits = limits
+    }
+
+    package mutating func next() throws -> MailboxMessage? {
+        guard !done else { return nil }
+        done = true
+        var dropped = 0
+        while !input.eof {
+            try input.fill()
+            if input.count > limits.maxMessageBytes {
+                dropped += input.count
+                input.consume(upTo: input.end)
+            }
+        }
+        if dropped > 0 {
+            return MailboxMessage(index: 1, bytes: [], path: nil, byteCount: dropped + input.count, oversize: true)
+        }
+        let bytes = Array(input.storage[input.start..<input.end])
+        input.consume(upTo: input.end)
+        return MailboxMessage(index: 1, bytes: bytes, path: nil, byteCount: bytes.count, oversize: false)
+    }
+}

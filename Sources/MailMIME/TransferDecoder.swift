@@ -1,0 +1,173 @@
+/// Content-Transfer-Encoding decoders (RFC 2045 §6.7, §6.8; uuencode as POSIX `uudecode`).
+/// All are tolerant: junk is skipped, missing padding is fine, lines may be any length, and the
+/// output is bounded by the input size.
+package enum TransferDecoder {
+    /// Decodes `body` per `encoding`; 7bit/8bit/binary/unknown bodies are returned unchanged.
+    package static func decode(_ body: ArraySlice<UInt8>, encoding: TransferEncoding) -> [UInt8] {
+        switch encoding {
+        case .base64: return base64(body)
+        case .quotedPrintable: return quotedPrintable(body)
+        case .uuencode: return uudecode(body)
+        default: return Array(body)
+        }
+    }
+
+    /// Decodes at most about `maxBytes` of output, reading only as much input as that needs.
+    package static func decodePrefix(_ body: ArraySlice<UInt8>, encoding: TransferEncoding, maxBytes: Int) -> [UInt8] {
+        guard maxBytes > 0 else { return [] }
+        switch encoding {
+        case .base64:
+            // 4 input chars make 3 bytes; junk (line breaks) costs extra input, so read generously.
+            let input = body.prefix(max(64, maxBytes / 3 * 4 * 2 + 256))
+            return Array(base64(input).prefix(maxBytes))
+        case .quotedPrintable:
+            return Array(quotedPrintable(body.prefix(maxBytes * 3 + 256)).prefix(maxBytes))
+        case .uuencode:
+            return Array(uudecode(body.prefix(maxBytes * 2 + 4096)).prefix(maxBytes))
+        default:
+            return Array(body.prefix(maxBytes))
+        }
+    }
+
+    private static let base64Table: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        for (k, c) in alphabet.enumerated() { t[Int(c)] = UInt8(k) }
+        t[Int(UInt8(ascii: "="))] = 0xFE
+        return t
+    }()
+
+    /// Base64 that skips every byte outside the alphabet, stops after the padding that completes a
+    /// group (what follows is trailing junk, as binascii reads it), ignores a stray '=' elsewhere, and
+    /// decodes a trailing group of 2 or 3 characters as if padded (a lone trailing char is dropped).
+    package static func base64(_ input: ArraySlice<UInt8>) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(input.count / 4 * 3 + 3)
+        let table = base64Table
+        var acc: UInt32 = 0
+        var n = 0
+        input.withUnsafeBufferPointer { buf in
+            table.withUnsafeBufferPointer { t in
+                var pads = 0
+                for c in buf {
+                    let v = t[Int(c)]
+                    if v == 0xFF { continue }
+                    if v == 0xFE {
+                        if n >= 2 { pads += 1; if n + pads >= 4 { break } }
+                        continue
+                    }
+                    pads = 0
+                    acc = acc << 6 | UInt32(v)
+                    n += 1
+                    if n == 4 {
+                        out.append(UInt8(truncatingIfNeeded: acc >> 16))
+                        out.append(UInt8(truncatingIfNeeded: acc >> 8))
+                        out.append(UInt8(truncatingIfNeeded: acc))
+                        acc = 0
+                        n = 0
+                    }
+                }
+            }
+        }
+        if n == 2 {
+            out.append(UInt8(truncatingIfNeeded: acc >> 4))
+        } else if n == 3 {
+            out.append(UInt8(truncatingIfNeeded: acc >> 10))
+            out.append(UInt8(truncatingIfNeeded: acc >> 2))
+        }
+        return out
+    }
+
+    /// Quoted-printable: `=XY` (either case) decoded, `=` before a line end is a soft break, any other
+    /// `=` is kept literally; line ends are kept as they are in the input.
+    package static func quotedPrintable(_ input: ArraySlice<UInt8>) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(input.count)
+        input.withUnsafeBufferPointer { buf in
+            var i = 0
+            let n = buf.count
+            while i < n {
+                let c = buf[i]
+                if c != UInt8(ascii: "=") {
+                    out.append(c)
+                    i += 1
+                    continue
+                }
+                // Soft line break: '=' then optional trailing whitespace then (CR)LF or the end.
+                var j = i + 1
+                while j < n, ByteClass.isWSP(buf[j]) { j += 1 }
+                if j == n { i = n; continue }
+                if buf[j] == 0x0A { i = j + 1; continue }
+                if buf[j] == 0x0D {
+                    i = (j + 1 < n && buf[j + 1] == 0x0A) ? j + 2 : j + 1
+                    continue
+                }
+                if i + 2 < n, let hi = ByteClass.hexValue(buf[i + 1]), let lo = ByteClass.hexValue(buf[i + 2]) {
+                    out.append(hi << 4 | lo)
+                    i += 3
+                } else {
+                    out.append(c)
+                    i += 1
+                }
+            }
+        }
+        return out
+    }
+
+    /// uuencode: skips to a `begin ` line, decodes each line by its length character until `end`
+    /// (or the input ends). Bodies with no `begin` line are decoded from the start.
+    package static func uudecode(_ input: ArraySlice<UInt8>) -> [UInt8] {
+        var out = [UInt8]()
+        var lines = LineIterator(input)
+        var started = false
+        var sawBegin = false
+        // Does the input have a begin line at all?
+        var probe = LineIterator(input)
+        while let line = probe.next() {
+            if line.starts(with: "begin ".utf8) { sawBegin = true; break }
+        }
+        if !sawBegin { started = true }
+        while let line = lines.next() {
+            if !started {
+                if line.starts(with: "begin ".utf8) { started = true }
+                continue
+            }
+            if line.starts(with: "end".utf8) && line.count <= 4 { break }
+            guard let first = line.first else { continue }
+            let count = Int((first &- 0x20) & 0x3F)  // wrapping: the length char is ' '...'`'
+            if count == 0 { continue }
+            var produced = 0
+            var k = line.startIndex + 1
+            while produced < count && k < line.endIndex {
+                var quad: [UInt32] = [0, 0, 0, 0]
+                for q in 0..<4 {
+                    let ch = k + q < line.endIndex ? line[k + q] : 0x20
+                    quad[q] = UInt32((ch &- 0x20) & 0x3F)  // wrapping is the uuencode alphabet rule
+                }
+                let triple = quad[0] << 18 | quad[1] << 12 | quad[2] << 6 | quad[3]
+                for shift in [16, 8, 0] where produced < count {
+                    out.append(UInt8(truncatingIfNeeded: triple >> UInt32(shift)))
+                    produced += 1
+                }
+                k += 4
+            }
+        }
+        return out
+    }
+}
+
+/// Lines of a byte slice without their CR/LF.
+struct LineIterator {
+    private let bytes: ArraySlice<UInt8>
+    private var i: Int
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes; self.i = bytes.startIndex }
+    mutating func next() -> ArraySlice<UInt8>? {
+        guard i < bytes.endIndex else { return nil }
+        let start = i
+        while i < bytes.endIndex, bytes[i] != 0x0A { i += 1 }
+        var end = i
+        if i < bytes.endIndex { i += 1 }
+        if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+        return bytes[start..<end]
+    }
+}
