@@ -73,6 +73,15 @@ final class PassScannerTests: XCTestCase {
         XCTAssertEqual(problems.first?.description, "/nonexistent/x.eml: no such file or folder")
     }
 
+    func testMessageWithBinaryBodyIsMailNotABlob() {
+        let message = Array("Content-Type: text/plain\nContent-Transfer-Encoding: binary\n\n".utf8) + [0, 1, 2, 0, 0xFF]
+        XCTAssertTrue(InputScanner.startsLikeMail(message))
+        XCTAssertTrue(InputScanner.looksBinary(message))
+        XCTAssertFalse(InputScanner.startsLikeMail([0x7F, 0x45, 0x4C, 0x46, 0x02]))
+        XCTAssertFalse(InputScanner.startsLikeMail(Array("GIF89a\u{0}\u{1}:".utf8)))
+        XCTAssertTrue(InputScanner.startsLikeMail(Array("From ana@example.net Sat Nov 21 09:30:00 2026\n".utf8)))
+    }
+
     func testMboxMessagesAreNumberedFromOne() throws {
         let inputs = InputScanner(scanner: try Samples.scanner())
         var messages: [Int?] = []

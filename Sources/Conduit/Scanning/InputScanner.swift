@@ -72,7 +72,7 @@ package struct InputScanner {
             scanBarePass(fd, prefix: prefix, input: input, emit: emit)
             return
         }
-        if Self.looksBinary(prefix) {
+        if !Self.startsLikeMail(prefix) && Self.looksBinary(prefix) {
             emit(.problem(InputProblem(input: input, message: "is binary data, neither a mail message nor a Wallet pass", status: .dataError)))
             return
         }
@@ -132,6 +132,20 @@ package struct InputScanner {
             }
             emit(.progress(input: input, messages: messages, bytes: bytes))
         }
+    }
+
+    /// A first line that is a header field ("Name:") or an mbox From_ line. A message whose body
+    /// is binary (Content-Transfer-Encoding: binary) still starts this way and is mail.
+    static func startsLikeMail(_ prefix: [UInt8]) -> Bool {
+        if prefix.starts(with: Array("From ".utf8)) { return true }
+        var nameLength = 0
+        for byte in prefix.prefix(1000) {
+            if byte == UInt8(ascii: ":") { return nameLength > 0 }
+            // RFC 5322 field names: printable US-ASCII except colon and space.
+            guard byte > 0x20 && byte < 0x7F else { return false }
+            nameLength += 1
+        }
+        return false
     }
 
     /// NUL bytes, or mostly control bytes, in the first bytes: not text, so not mail.
