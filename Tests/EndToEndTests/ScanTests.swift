@@ -177,12 +177,24 @@ final class ScanTests: XCTestCase {
         XCTAssertEqual(source(run.objects[0])["input"] as? String, "-")
     }
 
-    func testBarePassAndBundleFilesAreFoundByContent() throws {
-        let run = try sandbox.run("scan", ["--json", Run.sample("passes/generic.pkpass"), Run.sample("passes/bundle.pkpasses")])
+    func testBarePassAndBundleFilesAreFoundByContentNotName() throws {
+        let pass = sandbox.dir.appendingPathComponent("ticket")
+        let bundle = sandbox.dir.appendingPathComponent("attachment.bin")
+        try FileManager.default.copyItem(atPath: Run.sample("passes/generic.pkpass"), toPath: pass.path)
+        try FileManager.default.copyItem(atPath: Run.sample("passes/bundle.pkpasses"), toPath: bundle.path)
+        let run = try sandbox.run("scan", ["--json", pass.path, bundle.path])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.objects.count, 4)
         XCTAssertTrue(run.objects.allSatisfy { source($0)["detectedBy"] as? [String] == ["magic"] })
         XCTAssertTrue(source(run.objects[0])["part"] is NSNull)
+        XCTAssertTrue(source(run.objects[0])["message"] is NSNull)
+    }
+
+    func testFileNamedLikeAPassIsOpenedAndSaysWhatIsWrong() throws {
+        let run = try sandbox.run("scan", ["--json", Run.sample("passes/generic.pkpass"), Run.sample("passes/bad-not-a-zip.pkpass")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.objects.map { source($0)["detectedBy"] as? [String] }, [["extension", "magic"], ["extension"]])
+        XCTAssertEqual((run.objects.last?["error"] as? [String: Any])?["code"] as? String, "not-a-zip")
     }
 
     func testMissingInputGetsOneLineAndTheScanGoesOn() throws {

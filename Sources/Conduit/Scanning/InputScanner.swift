@@ -68,8 +68,11 @@ package struct InputScanner {
             emit(.problem(InputProblem(input: input, message: "is empty", status: .noInput)))
             return
         }
-        if ZipSignature.starts(prefix[...]) {
-            scanBarePass(fd, prefix: prefix, input: input, emit: emit)
+        // A zip is a pass or a bundle, or nothing we read. A file the user named *.pkpass is
+        // opened as a pass whatever it holds, so its verdict says what is wrong with it.
+        let named = input == "-" ? nil : Detection.kindForName(input)
+        if ZipSignature.starts(prefix[...]) || (named != nil && !Self.startsLikeMail(prefix)) {
+            scanBarePass(fd, prefix: prefix, input: input, named: named, emit: emit)
             return
         }
         if !Self.startsLikeMail(prefix) && Self.looksBinary(prefix) {
@@ -86,8 +89,9 @@ package struct InputScanner {
         }
     }
 
-    /// A whole input that is a zip: a .pkpass or a .pkpasses, decided by its central directory.
-    func scanBarePass(_ fd: Int32, prefix: [UInt8], input: String, emit: (ScanEvent) -> Void) {
+    /// A whole input that is a zip or is named like a pass: a .pkpass or a .pkpasses, decided by
+    /// its central directory, else by its name (`named`).
+    func scanBarePass(_ fd: Int32, prefix: [UInt8], input: String, named: CandidateKind?, emit: (ScanEvent) -> Void) {
         let cap = scanner.limits.pass.maxArchiveBytes
         var bytes = prefix
         do {
@@ -101,11 +105,15 @@ package struct InputScanner {
             emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(cap) bytes, too large for a Wallet pass", status: .dataError)))
             return
         }
-        guard let kind = scanner.contentKind(bytes) else {
+        let byContent = scanner.contentKind(bytes)
+        guard let kind = byContent ?? named else {
             emit(.problem(InputProblem(input: input, message: "is a zip archive but not a Wallet pass (no pass.json inside)", status: .dataError)))
             return
         }
-        let source = PassSourceInfo(input: input, detectedBy: [.magic])
+        var reasons: [DetectionReason] = []
+        if named != nil { reasons.append(.fileExtension) }
+        if byContent != nil { reasons.append(.magic) }
+        let source = PassSourceInfo(input: input, detectedBy: reasons)
         for found in scanner.scanPassBytes(bytes, kind: kind, source: source) { emit(.found(found)) }
     }
 
