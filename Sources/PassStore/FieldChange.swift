@@ -20,7 +20,7 @@ package struct FieldChange: Sendable, Equatable {
 
     /// The per-field differences, in the new pass's field order, then fields that were dropped.
     /// A key that appears twice counts once (its first occurrence), as Wallet keys are unique.
-    static func between(old: [StoredField], new: [StoredField]) -> [FieldChange] {
+    package static func between(old: [StoredField], new: [StoredField]) -> [FieldChange] {
         var oldByKey: [String: StoredField] = [:]
         for field in old where oldByKey[field.key] == nil { oldByKey[field.key] = field }
         var seen = Set<String>()
@@ -42,7 +42,7 @@ package struct FieldChange: Sendable, Equatable {
 
     /// Fills a changeMessage format the way Wallet does: `%@` and `%1$@` become the value,
     /// `%%` a percent sign; anything else is left as written.
-    static func fill(_ format: String, with value: String) -> String {
+    package static func fill(_ format: String, with value: String) -> String {
         var out = ""
         var rest = Substring(format)
         while let percent = rest.firstIndex(of: "%") {
