@@ -26,10 +26,10 @@ let package = Package(
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
         // The local pass library on SQLite (GRDB).
-        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "CMagic",
+            "MailMIME", "WalletPass", "PassStore", "CMagic", "CZip",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // Thin CLI.
@@ -51,7 +51,7 @@ let package = Package(
 
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassStoreTests", dependencies: ["PassStore"]),
+        .testTarget(name: "PassStoreTests", dependencies: ["PassStore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConduitTests", dependencies: ["Conduit"], resources: [.copy("Fixtures")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         .testTarget(name: "EndToEndTests", dependencies: []),

@@ -9,4 +9,6 @@ package enum ExitStatus: Int32, Sendable {
     case cannotCreate = 73 // EX_CANTCREAT
     case ioError = 74      // EX_IOERR
     case tempFailure = 75  // EX_TEMPFAIL
+    /// The configuration file is broken (the message names file, line and key).
+    case configError = 78  // EX_CONFIG
 }

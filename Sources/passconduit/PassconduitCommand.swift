@@ -6,7 +6,23 @@ struct Passconduit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passconduit",
         abstract: "Find Apple Wallet passes in mail, verify them, and keep a local pass library.",
-        version: "0.1.0"
+        discussion: """
+        passconduit finds .pkpass attachments in messages, mbox files and Maildir folders, \
+        verifies them the way Wallet does, and keeps them in a library on this computer.
+
+        The main job, on a saved message:
+          passconduit scan ticket.eml    # what is it, is it genuine, is it new?
+          passconduit add ticket.eml     # show it, ask, add it to your library
+
+        In a mail delivery pipeline, "passconduit filter" reads a message on standard input, \
+        writes it unchanged to standard output, and stages the passes it carries as offers \
+        ("passconduit offers").
+
+        Shell completions: passconduit --generate-completion-script bash|zsh|fish
+        """,
+        version: "0.1.0",
+        subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, Icon.self,
+                      Offers.self, Log.self]
     )
 
     static func main() {

@@ -1,0 +1,188 @@
+import Foundation
+import TOMLKit
+
+/// The user's settings from `config.toml` (TOMLKit). Every key is optional; a missing file means
+/// the defaults. A broken file is never half-applied: loading fails with a `ConfigError` naming
+/// the file, the line and the key. The commented default is `Config/config.toml`.
+package struct Config: Sendable, Equatable {
+    /// The file the settings came from; nil when no file exists and the defaults apply.
+    package var file: String?
+    /// `[library] path`: the pass library; nil = `PassLibrary.defaultPath`.
+    package var libraryPath: String?
+    /// `[trust] directories`: extra trust anchors, in addition to the shipped Apple ones.
+    package var trustDirectories: [String] = []
+    /// `language`: preferred language for pass texts ("de", "fr-CA"); nil = from `LANG`.
+    package var language: String?
+    /// `[limits]` and `[filter]` caps.
+    package var limits: Limits = .default
+    /// `[filter]` behaviour.
+    package var filter: FilterSettings = .init()
+
+    package init() {}
+
+    /// Largest config file read; a config is a few hundred bytes, a bigger file is a mistake.
+    static let maxFileBytes = 1 << 20
+
+    /// Reads the file named by `--config` (it must exist), else the default location (which may
+    /// be absent: then the defaults apply).
+    package static func load(explicitPath: String?, environment: [String: String]) throws(ConfigError) -> Config {
+        let path: String
+        if let explicitPath {
+            path = explicitPath
+        } else {
+            guard let found = ConfigLocation.defaultConfigPath(environment: environment),
+                  FileManager.default.fileExists(atPath: found) else { return Config() }
+            path = found
+        }
+        let data: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: maxFileBytes + 1) ?? Data()
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
+            throw ConfigError(.unreadable, file: path, message: "the configuration file \(reason)")
+        }
+        guard data.count <= maxFileBytes else {
+            throw ConfigError(.unreadable, file: path, message: "the configuration file is larger than \(maxFileBytes) bytes")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(.syntax, file: path, message: "the configuration file is not UTF-8 text")
+        }
+        return try parse(text, file: path, environment: environment)
+    }
+
+    /// Parses TOML text. Relative paths in it are taken relative to the file's folder.
+    package static func parse(_ text: String, file: String, environment: [String: String]) throws(ConfigError) -> Config {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(.syntax, file: file, line: error.source.begin.line, message: error.description)
+        } catch {
+            throw ConfigError(.syntax, file: file, message: "\(error)")
+        }
+        var config = Config()
+        config.file = file
+        let folder = file.lastIndex(of: "/").map { String(file[..<$0]) }
+        let reader = Reader(text: text, file: file)
+
+        for (key, value) in table {
+            switch key {
+            case "language":
+                let language = try reader.string(value, [key])
+                config.language = language.isEmpty ? nil : language
+            case "library":
+                for (sub, item) in try reader.table(value, [key]) {
+                    guard sub == "path" else { throw reader.unknown([key, sub]) }
+                    let path = try reader.string(item, [key, sub])
+                    config.libraryPath = path.isEmpty ? nil
+                        : ConfigLocation.expand(path, relativeTo: folder, environment: environment)
+                }
+            case "trust":
+                for (sub, item) in try reader.table(value, [key]) {
+                    guard sub == "directories" else { throw reader.unknown([key, sub]) }
+                    config.trustDirectories = try reader.strings(item, [key, sub]).map {
+                        ConfigLocation.expand($0, relativeTo: folder, environment: environment)
+                    }
+                }
+            case "limits":
+                for (sub, item) in try reader.table(value, [key]) {
+                    let path = [key, sub]
+                    switch sub {
+                    case "max-message-bytes": config.limits.mime.maxMessageBytes = try reader.count(item, path)
+                    case "max-depth": config.limits.mime.maxDepth = try reader.count(item, path)
+                    case "max-parts": config.limits.mime.maxParts = try reader.count(item, path)
+                    case "max-header-bytes": config.limits.mime.maxHeaderBytes = try reader.count(item, path)
+                    case "sniff-bytes": config.limits.sniffBytes = try reader.count(item, path)
+                    case "max-pass-bytes": config.limits.pass.maxArchiveBytes = try reader.count(item, path)
+                    case "max-pass-entries": config.limits.pass.maxEntries = try reader.count(item, path)
+                    case "max-entry-bytes": config.limits.pass.maxEntryBytes = try reader.count(item, path)
+                    case "max-unpacked-bytes": config.limits.pass.maxTotalBytes = try reader.count(item, path)
+                    case "max-compression-ratio": config.limits.pass.maxCompressionRatio = try reader.count(item, path)
+                    case "max-bundle-members": config.limits.pass.maxBundleMembers = try reader.count(item, path)
+                    default: throw reader.unknown(path)
+                    }
+                }
+            case "filter":
+                for (sub, item) in try reader.table(value, [key]) {
+                    let path = [key, sub]
+                    switch sub {
+                    case "apply-updates": config.filter.applyUpdates = try reader.bool(item, path)
+                    case "add-headers": config.filter.addHeaders = try reader.bool(item, path)
+                    case "max-message-bytes": config.limits.filterMaxMessageBytes = try reader.count(item, path)
+                    case "deadline-seconds": config.limits.filterDeadlineSeconds = try reader.seconds(item, path)
+                    default: throw reader.unknown(path)
+                    }
+                }
+            default:
+                throw reader.unknown([key])
+            }
+        }
+        return config
+    }
+
+    /// Typed access with errors that carry the line of the key.
+    private struct Reader {
+        let text: String
+        let file: String
+
+        func fail(_ path: [String], _ message: String) -> ConfigError {
+            ConfigError(.badValue, file: file, line: TOMLKeyLocator.line(of: path, in: text),
+                        key: path.joined(separator: "."), message: message)
+        }
+
+        func unknown(_ path: [String]) -> ConfigError {
+            ConfigError(.unknownKey, file: file, line: TOMLKeyLocator.line(of: path, in: text),
+                        key: path.joined(separator: "."), message: "unknown setting")
+        }
+
+        func found(_ value: TOMLValueConvertible) -> String { "found \(value.type)" }
+
+        func table(_ value: TOMLValueConvertible, _ path: [String]) throws(ConfigError) -> TOMLTable {
+            guard let table = value.table else { throw fail(path, "expected a table, \(found(value))") }
+            return table
+        }
+
+        func string(_ value: TOMLValueConvertible, _ path: [String]) throws(ConfigError) -> String {
+            guard let string = value.string else { throw fail(path, "expected a string, \(found(value))") }
+            return string
+        }
+
+        func strings(_ value: TOMLValueConvertible, _ path: [String]) throws(ConfigError) -> [String] {
+            guard let array = value.array else { throw fail(path, "expected an array of strings, \(found(value))") }
+            var result: [String] = []
+            for element in array {
+                guard let string = element.string else {
+                    throw fail(path, "expected an array of strings, found a \(element.type) in it")
+                }
+                result.append(string)
+            }
+            return result
+        }
+
+        func bool(_ value: TOMLValueConvertible, _ path: [String]) throws(ConfigError) -> Bool {
+            guard let bool = value.bool else { throw fail(path, "expected true or false, \(found(value))") }
+            return bool
+        }
+
+        /// A positive integer (sizes and counts).
+        func count(_ value: TOMLValueConvertible, _ path: [String]) throws(ConfigError) -> Int {
+            guard value.type == .int, let int = value.int else { throw fail(path, "expected an integer, \(found(value))") }
+            guard int > 0 else { throw fail(path, "must be greater than 0, found \(int)") }
+            return int
+        }
+
+        /// Seconds as an integer or a decimal, more than 0 and at most one hour.
+        func seconds(_ value: TOMLValueConvertible, _ path: [String]) throws(ConfigError) -> Double {
+            let seconds: Double
+            switch value.type {
+            case .int: seconds = Double(value.int ?? 0)
+            case .double: seconds = value.double ?? 0
+            default: throw fail(path, "expected a number of seconds, \(found(value))")
+            }
+            guard seconds > 0, seconds <= 3600 else { throw fail(path, "must be between 0 and 3600 seconds, found \(seconds)") }
+            return seconds
+        }
+    }
+}

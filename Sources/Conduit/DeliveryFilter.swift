@@ -1,0 +1,125 @@
+/// The delivery filter's decision for one spooled message, and the writing of it: the message
+/// unchanged, the message with our header lines (and without forged ones), or nothing (exit 75).
+/// `passconduit filter` (`FilterCommand`) and in-process callers (tests) share this code path.
+package struct DeliveryFilter: Sendable {
+    package var options: FilterOptions
+    package var headerWriter = FilterHeaderWriter()
+    /// How much of the message start is searched for the header block. A header block longer
+    /// than this (an attack, not mail) keeps any forged fields past it; ours are still on top.
+    package static let maxHeaderScanBytes = 1 << 20
+
+    package init(options: FilterOptions) {
+        self.options = options
+    }
+
+    /// Decides what to write for the message in `spool`. `scan` runs only for a message within the
+    /// size cap; a failure there passes the message through unchanged (or fails closed).
+    package func plan(_ spool: FilterSpool,
+                      scan: ([UInt8]) -> Result<[FilterPassReport], FilterError>) -> FilterPlan {
+        var plan = FilterPlan(byteCount: spool.byteCount)
+        let message: [UInt8]?
+        do {
+            message = try spool.contents(maxBytes: options.maxScanBytes)
+        } catch {
+            return failed(plan, .from(error, .spoolFailed))
+        }
+        if let message {
+            switch scan(message) {
+            case .success(let reports): plan.reports = reports
+            case .failure(let error): return failed(plan, error)
+            }
+        } else {
+            plan.oversize = true
+        }
+        guard options.headers else { return plan }
+
+        let layout: FilterMessageLayout
+        do {
+            let prefixCount = min(spool.byteCount, Self.maxHeaderScanBytes)
+            let prefix = try message.map { $0[0..<prefixCount] } ?? ArraySlice(spool.bytes(in: 0..<prefixCount))
+            layout = FilterMessageLayout.locate(prefix, isWholeMessage: prefixCount == spool.byteCount)
+        } catch {
+            return failed(plan, .from(error, .spoolFailed))
+        }
+        let headers = layout.canInsert ? headerWriter.headerBytes(for: plan.reports, lineEnding: layout.lineEnding) : []
+        if headers.isEmpty && layout.ownFieldRanges.isEmpty { return plan }
+        plan.output = .rewritten(headers: headers, layout: layout)
+        return plan
+    }
+
+    private func failed(_ plan: FilterPlan, _ error: FilterError) -> FilterPlan {
+        var plan = plan
+        plan.error = error
+        plan.reports = []
+        plan.output = (options.failClosed || error.messageUnavailable) ? .nothing : .unchanged
+        return plan
+    }
+
+    /// Writes the planned output for `spool` to `sink`. Throws only when the sink does.
+    package func write(_ plan: FilterPlan, _ spool: FilterSpool,
+                       to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        switch plan.output {
+        case .nothing:
+            return
+        case .unchanged:
+            try spool.copy(0..<spool.byteCount, to: sink)
+        case .rewritten(let headers, let layout):
+            try spool.copy(0..<layout.insertionOffset, to: sink)
+            try headers.withUnsafeBytes { try sink($0) }
+            var position = layout.insertionOffset
+            for removed in layout.ownFieldRanges {
+                try spool.copy(position..<removed.lowerBound, to: sink)
+                position = removed.upperBound
+            }
+            try spool.copy(position..<spool.byteCount, to: sink)
+        }
+    }
+
+    /// In-process filtering of one message held in memory: the output bytes (nil = exit 75) and
+    /// the plan. Used by tests and by callers that already hold the message.
+    package func filter(_ message: [UInt8], runner: FilterScanRunner, makeScanner: @escaping FilterScannerFactory) -> (output: [UInt8]?, plan: FilterPlan) {
+        let spool: FilterSpool
+        do {
+            spool = try FilterSpool(bytes: message)
+        } catch {
+            var plan = FilterPlan(byteCount: message.count)
+            plan.error = .from(error, .spoolFailed)
+            plan.output = .nothing
+            return (nil, plan)
+        }
+        let plan = self.plan(spool) { runner.run($0, makeScanner: makeScanner) }
+        if case .nothing = plan.output { return (nil, plan) }
+        var out: [UInt8] = []
+        out.reserveCapacity(message.count + 512)
+        do {
+            try write(plan, spool) { out.append(contentsOf: $0) }
+        } catch {
+            return (nil, plan)   // the in-memory sink does not throw
+        }
+        return (out, plan)
+    }
+}
+
+/// What the filter will write, and why.
+package struct FilterPlan: Sendable {
+    package enum Output: Sendable, Equatable {
+        /// No output, exit 75: the host keeps the message and retries.
+        case nothing
+        /// The input, byte for byte.
+        case unchanged
+        /// `headers` inserted at `layout.insertionOffset`, `layout.ownFieldRanges` left out.
+        case rewritten(headers: [UInt8], layout: FilterMessageLayout)
+    }
+
+    package var output: Output = .unchanged
+    package var reports: [FilterPassReport] = []
+    package var byteCount: Int
+    /// The message was larger than the scan cap and passed unscanned.
+    package var oversize = false
+    /// The problem that made the filter pass the message through (or fail closed).
+    package var error: FilterError? = nil
+
+    package init(byteCount: Int) { self.byteCount = byteCount }
+
+    package var exitStatus: ExitStatus { output == .nothing ? .tempFailure : .success }
+}

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The environment a delivery filter can rely on: often none. Postfix pipe(8) exports only TZ,
+/// MAIL_CONFIG and LANG and runs in the queue directory; Dovecot gives HOME but no XDG variables.
+/// So HOME comes from the passwd entry when it is missing or relative, relative XDG variables are
+/// dropped (the XDG spec says to ignore them), and nothing is ever resolved against the cwd.
+package enum FilterEnvironment {
+    package static func resolve(_ environment: [String: String]) -> [String: String] {
+        var env = environment
+        for (key, value) in environment where key.hasPrefix("XDG_") && !value.hasPrefix("/") {
+            env[key] = nil
+        }
+        if !(env["HOME"]?.hasPrefix("/") ?? false) {
+            if let home = passwdHome() { env["HOME"] = home } else { env["HOME"] = nil }
+        }
+        if let t = env["TMPDIR"], !t.hasPrefix("/") { env["TMPDIR"] = nil }
+        return env
+    }
+
+    /// The process environment read straight from `environ` (cheaper at start-up than
+    /// Foundation's ProcessInfo, which the filter does not otherwise need on its fast path).
+    package static func current() -> [String: String] {
+        var env: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                let key = String(text[..<eq])
+                if env[key] == nil { env[key] = String(text[text.index(after: eq)...]) }   // first one wins, like getenv
+            }
+            p += 1
+        }
+        return env
+    }
+
+    /// The home directory of the effective user from the passwd database.
+    package static func passwdHome() -> String? {
+        guard let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir else { return nil }
+        let home = String(cString: dir)
+        return home.hasPrefix("/") ? home : nil
+    }
+
+    /// `$XDG_STATE_HOME/passconduit`, else `$HOME/.local/state/passconduit`.
+    package static func stateDirectory(_ env: [String: String]) -> String? {
+        if let s = env["XDG_STATE_HOME"], s.hasPrefix("/") { return s + "/passconduit" }
+        if let h = env["HOME"], h.hasPrefix("/") { return h + "/.local/state/passconduit" }
+        return nil
+    }
+}

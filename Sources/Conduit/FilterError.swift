@@ -1,0 +1,43 @@
+/// Why the delivery filter could not do its full job. Every one of these still ends in "the message
+/// passes unchanged, exit 0" or, with `--fail-closed` (or when the message itself could not be
+/// kept), "no output, exit 75": see `DeliveryFilter`.
+package struct FilterError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Code: RawRepresentable, Hashable, Sendable {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        /// Reading stdin failed: the message is not complete, so it cannot be passed on.
+        package static let inputFailed = Code(rawValue: "input-failed")
+        /// The temporary spool could not be created or written (disk full, `ulimit -f`).
+        package static let spoolFailed = Code(rawValue: "spool-failed")
+        /// A filter argument was not understood.
+        package static let badArgument = Code(rawValue: "bad-argument")
+        /// The configuration file could not be read.
+        package static let badConfig = Code(rawValue: "bad-config")
+        /// The scan (or its library work) failed or crashed.
+        package static let scanFailed = Code(rawValue: "scan-failed")
+        /// The scan did not finish within the deadline.
+        package static let deadline = Code(rawValue: "deadline")
+        /// Writing stdout failed (the host closed the pipe, disk full).
+        package static let outputFailed = Code(rawValue: "output-failed")
+    }
+
+    package var code: Code
+    package var detail: String
+
+    package init(_ code: Code, detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    package var description: String { "\(code.rawValue): \(detail)" }
+
+    /// Whether the message bytes themselves are lost (nothing can be written but exit 75).
+    package var messageUnavailable: Bool { code == .inputFailed || code == .spoolFailed }
+}
+
+extension FilterError {
+    /// `error` as a FilterError (the filter's own throwing functions only throw those).
+    package static func from(_ error: any Error, _ code: Code = .scanFailed) -> FilterError {
+        (error as? FilterError) ?? FilterError(code, detail: String(describing: error))
+    }
+}

@@ -1,0 +1,51 @@
+/// What the delivery filter learned about one pass in a message, and what it did in the library.
+/// Built from the scanner's findings; everything in it that came from the message is hostile text
+/// and is sanitized only when written (`FilterHeaderWriter`).
+package struct FilterPassReport: Sendable, Equatable {
+    /// `valid`, `untrusted` or `invalid` (PassStatus raw values).
+    package var status: String
+    /// The library's view before this message: `new`, `contained`, `update`, `stale`; nil when
+    /// there is no library or the pass could not be identified.
+    package var library: String?
+    /// What the filter did about it.
+    package var action: FilterAction
+    package var passTypeIdentifier: String?
+    package var serialNumber: String?
+    package var organizationName: String?
+    /// A stable error code (DESIGN.md list) when the pass is not valid.
+    package var errorCode: String?
+    /// Hex SHA-256 of the `.pkpass` bytes, for the log.
+    package var sha256: String?
+
+    package init(status: String, library: String? = nil, action: FilterAction = .none,
+                 passTypeIdentifier: String? = nil, serialNumber: String? = nil,
+                 organizationName: String? = nil, errorCode: String? = nil, sha256: String? = nil) {
+        self.status = status
+        self.library = library
+        self.action = action
+        self.passTypeIdentifier = passTypeIdentifier
+        self.serialNumber = serialNumber
+        self.organizationName = organizationName
+        self.errorCode = errorCode
+        self.sha256 = sha256
+    }
+
+    /// The word the summary header counts this pass under: the library state for a valid pass,
+    /// otherwise its status (an invalid pass is never "new").
+    package var category: String {
+        if status == "valid", let library { return library }
+        return status
+    }
+}
+
+/// The library effect of one pass found by the filter.
+package enum FilterAction: String, Sendable, Equatable {
+    /// Nothing was done (already present, older, not valid, or no library).
+    case none
+    /// Staged as an offer awaiting the user's consent (`passconduit offers`).
+    case offered
+    /// A newer version of a pass in the library replaced it.
+    case updated
+    /// A library write was attempted and failed; the message still passes.
+    case failed
+}

@@ -1,0 +1,87 @@
+/// Carries a scan's reports from the scanning child process to the filter: each field as a
+/// netstring (`<decimal length>:<bytes>,`), eight per report, after a `R<count>:` header; a
+/// failure is `E` + netstring. Decoding is bounded and returns nil on anything unexpected, so a
+/// confused child can only make the message pass through unscanned.
+package enum FilterReportCodec {
+    /// Most bytes the filter accepts from a child.
+    package static let maxEncodedBytes = 1 << 20
+
+    package static func encode(_ reports: [FilterPassReport]) -> [UInt8] {
+        var out = Array("R\(reports.count):".utf8)
+        for r in reports {
+            for field in [r.status, r.library, r.action.rawValue, r.passTypeIdentifier, r.serialNumber,
+                          r.organizationName, r.errorCode, r.sha256] {
+                netstring(field, into: &out)
+            }
+        }
+        return out
+    }
+
+    package static func encodeFailure(_ message: String) -> [UInt8] {
+        var out: [UInt8] = [0x45]   // "E"
+        netstring(message, into: &out)
+        return out
+    }
+
+    /// `.success(reports)`, `.failure(message)` or nil when the bytes are not a well-formed message.
+    package static func decode(_ bytes: [UInt8]) -> Result<[FilterPassReport], FilterError>? {
+        guard bytes.count <= maxEncodedBytes, let kind = bytes.first else { return nil }
+        var cursor = 1
+        if kind == 0x45 {
+            guard let text = readNetstring(bytes, &cursor), let text, cursor == bytes.count else { return nil }
+            return .failure(FilterError(.scanFailed, detail: text))
+        }
+        guard kind == 0x52, let count = readNumber(bytes, &cursor, terminator: 0x3A), count <= 100_000 else { return nil }
+        var reports: [FilterPassReport] = []
+        for _ in 0..<count {
+            var fields: [String?] = []
+            for _ in 0..<8 {
+                guard let f = readNetstring(bytes, &cursor) else { return nil }
+                fields.append(f)
+            }
+            guard let status = fields[0], let actionText = fields[2], let action = FilterAction(rawValue: actionText) else { return nil }
+            reports.append(FilterPassReport(status: status, library: fields[1], action: action,
+                                            passTypeIdentifier: fields[3], serialNumber: fields[4],
+                                            organizationName: fields[5], errorCode: fields[6], sha256: fields[7]))
+        }
+        guard cursor == bytes.count else { return nil }
+        return .success(reports)
+    }
+
+    /// nil is written as `-,` (no length), so it survives the trip.
+    private static func netstring(_ s: String?, into out: inout [UInt8]) {
+        guard let s else { out += Array("-,".utf8); return }
+        let b = Array(s.utf8)
+        out += Array("\(b.count):".utf8)
+        out += b
+        out.append(0x2C)
+    }
+
+    /// Outer nil: malformed. Inner nil: an encoded nil.
+    private static func readNetstring(_ b: [UInt8], _ cursor: inout Int) -> String?? {
+        if cursor + 1 < b.count, b[cursor] == 0x2D, b[cursor + 1] == 0x2C {
+            cursor += 2
+            return .some(nil)
+        }
+        guard let n = readNumber(b, &cursor, terminator: 0x3A), n <= b.count - cursor - 1 else { return nil }
+        let text = String(decoding: b[cursor..<(cursor + n)], as: UTF8.self)
+        cursor += n
+        guard cursor < b.count, b[cursor] == 0x2C else { return nil }
+        cursor += 1
+        return .some(text)
+    }
+
+    private static func readNumber(_ b: [UInt8], _ cursor: inout Int, terminator: UInt8) -> Int? {
+        var n = 0
+        var digits = 0
+        while cursor < b.count, b[cursor] >= 0x30, b[cursor] <= 0x39 {
+            guard digits < 9 else { return nil }   // at most 999 999 999: no overflow
+            n = n * 10 + Int(b[cursor] - 0x30)
+            digits += 1
+            cursor += 1
+        }
+        guard digits > 0, cursor < b.count, b[cursor] == terminator else { return nil }
+        cursor += 1
+        return n
+    }
+}

@@ -1,0 +1,30 @@
+import MailMIME
+import WalletPass
+
+/// Every bound passconduit applies to untrusted input, in one value: the MIME parser's
+/// (`MIMELimits`), and the delivery filter's. Defaults are sensible; `Config` overrides them.
+/// Each limit names the attack it stops, and a tripped limit names itself and its value.
+package struct Limits: Sendable, Equatable {
+    /// Nesting depth, part count, header length and message size for the MIME parser and
+    /// the mailbox readers (deep multiparts, millions of parts, endless headers).
+    package var mime: MIMELimits = .default
+
+    /// Archive size, entry count and size, unpacked total, compression ratio, JSON depth and
+    /// bundle members for opening a pass (zip bombs, 100 000-entry archives, deep JSON).
+    package var pass: PassLimits = .default
+
+    /// The delivery filter passes messages larger than this through unscanned (still read to
+    /// EOF): a 1 GB message must not hold up delivery or memory. Default 25 MB.
+    package var filterMaxMessageBytes: Int = 25 * 1024 * 1024
+
+    /// The delivery filter stops scanning after this many seconds and passes the message
+    /// through: Dovecot kills a filter at 10 s and a hostile message must not stall a queue.
+    package var filterDeadlineSeconds: Double = 5
+
+    /// How many decoded bytes of a part are handed to libmagic. Content sniffing needs only
+    /// the first bytes; a larger window would decode more of every zip-looking attachment.
+    package var sniffBytes: Int = 64 * 1024
+
+    package init() {}
+    package static let `default` = Limits()
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+/// Dates as passconduit writes them: ISO 8601 in UTC for programs, and a short local form for people.
+package enum DateText {
+    /// "2026-06-12T17:00:00Z"
+    package static func iso(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    /// "Fri 12 Jun 2026, 19:00" in the given time zone (default: the user's).
+    package static func human(_ date: Date, timeZone: TimeZone = .current) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "EEE d MMM yyyy, HH:mm"
+        return formatter.string(from: date)
+    }
+}

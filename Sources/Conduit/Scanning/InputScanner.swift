@@ -1,0 +1,196 @@
+import Foundation
+import MailMIME
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns what the user names — files, mbox files, Maildir folders, a .pkpass/.pkpasses, "-" for
+/// stdin — into messages and passes. The kind of a file is found from its content, never its
+/// name. A bad input yields one `InputProblem` and scanning goes on with the next one.
+package struct InputScanner {
+    package let scanner: PassScanner
+
+    /// How many bytes are read before deciding what an input is: a From_ line, a zip signature,
+    /// or binary data all show in the first bytes.
+    static let sniffBytes = 4096
+
+    package init(scanner: PassScanner) {
+        self.scanner = scanner
+    }
+
+    /// Scans one input ("-" = stdin), reporting as it goes.
+    package func scan(_ input: String, emit: (ScanEvent) -> Void) {
+        if input == "-" {
+            scanDescriptor(0, input: input, emit: emit)
+            return
+        }
+        var info = stat()
+        guard stat(input, &info) == 0 else {
+            emit(.problem(InputProblem(input: input, message: Self.reason(errno, verb: "cannot be opened"), status: .noInput)))
+            return
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            scanMaildir(input, emit: emit)
+            return
+        }
+        let fd = open(input, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            emit(.problem(InputProblem(input: input, message: Self.reason(errno, verb: "cannot be read"), status: .noInput)))
+            return
+        }
+        defer { close(fd) }
+        scanDescriptor(fd, input: input, emit: emit)
+    }
+
+    func scanMaildir(_ path: String, emit: (ScanEvent) -> Void) {
+        var reader: MaildirReader
+        do {
+            reader = try MaildirReader(path: path, limits: scanner.limits.mime)
+        } catch let error as MailboxError where error.code != .notAMaildir {
+            emit(.problem(InputProblem(input: path, message: "cannot be read as a Maildir: \(error.detail)", status: .noInput)))
+            return
+        } catch {
+            emit(.problem(InputProblem(input: path, message: "is a folder but not a Maildir (it has no cur/ or new/ folder)", status: .noInput)))
+            return
+        }
+        read(&reader, input: path, emit: emit)
+    }
+
+    func scanDescriptor(_ fd: Int32, input: String, emit: (ScanEvent) -> Void) {
+        var prefix: [UInt8]
+        do {
+            prefix = try Self.readUpTo(fd, count: Self.sniffBytes)
+        } catch {
+            emit(.problem(InputProblem(input: input, message: Self.reason(error.code, verb: "cannot be read"), status: .ioError)))
+            return
+        }
+        if prefix.isEmpty {
+            emit(.problem(InputProblem(input: input, message: "is empty", status: .noInput)))
+            return
+        }
+        // A zip is a pass or a bundle, or nothing we read. A file the user named *.pkpass is
+        // opened as a pass whatever it holds, so its verdict says what is wrong with it.
+        let named = input == "-" ? nil : Detection.kindForName(input)
+        if ZipSignature.starts(prefix[...]) || (named != nil && !Self.startsLikeMail(prefix)) {
+            scanBarePass(fd, prefix: prefix, input: input, named: named, emit: emit)
+            return
+        }
+        if !Self.startsLikeMail(prefix) && Self.looksBinary(prefix) {
+            emit(.problem(InputProblem(input: input, message: "is binary data, neither a mail message nor a Wallet pass", status: .dataError)))
+            return
+        }
+        switch MailboxFormat.detect(prefix: prefix[...]) {
+        case .mbox:
+            var reader = MboxReader(fileDescriptor: fd, prefix: prefix, limits: scanner.limits.mime)
+            read(&reader, input: input, emit: emit)
+        case .message, .maildir:
+            var reader = SingleMessageReader(fileDescriptor: fd, prefix: prefix, limits: scanner.limits.mime)
+            read(&reader, input: input, emit: emit)
+        }
+    }
+
+    /// A whole input that is a zip or is named like a pass: a .pkpass or a .pkpasses, decided by
+    /// its central directory, else by its name (`named`).
+    func scanBarePass(_ fd: Int32, prefix: [UInt8], input: String, named: CandidateKind?, emit: (ScanEvent) -> Void) {
+        let cap = scanner.limits.pass.maxArchiveBytes
+        var bytes = prefix
+        do {
+            let rest = try Self.readUpTo(fd, count: cap + 1 - bytes.count)
+            bytes += rest
+        } catch {
+            emit(.problem(InputProblem(input: input, message: Self.reason(error.code, verb: "cannot be read"), status: .ioError)))
+            return
+        }
+        guard bytes.count <= cap else {
+            emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(cap) bytes, too large for a Wallet pass", status: .dataError)))
+            return
+        }
+        let byContent = scanner.contentKind(bytes)
+        guard let kind = byContent ?? named else {
+            emit(.problem(InputProblem(input: input, message: "is a zip archive but not a Wallet pass (no pass.json inside)", status: .dataError)))
+            return
+        }
+        var reasons: [DetectionReason] = []
+        if named != nil { reasons.append(.fileExtension) }
+        if byContent != nil { reasons.append(.magic) }
+        let source = PassSourceInfo(input: input, detectedBy: reasons)
+        for found in scanner.scanPassBytes(bytes, kind: kind, source: source) { emit(.found(found)) }
+    }
+
+    func read<R: MessageReader>(_ reader: inout R, input: String, emit: (ScanEvent) -> Void) {
+        var messages = 0
+        var bytes = 0
+        while true {
+            let next: MailboxMessage?
+            do {
+                next = try reader.next()
+            } catch {
+                emit(.problem(InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(error)", status: .ioError)))
+                return
+            }
+            guard let message = next else { break }
+            messages += 1
+            bytes += message.byteCount
+            if message.oversize {
+                let limit = scanner.limits.mime.maxMessageBytes
+                emit(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(limit) bytes and was skipped", status: .dataError)))
+            } else {
+                let source = PassSourceInfo(input: input, message: message.index, messagePath: message.path)
+                for found in scanner.scanMessage(message.bytes, source: source) { emit(.found(found)) }
+            }
+            emit(.progress(input: input, messages: messages, bytes: bytes))
+        }
+    }
+
+    /// A first line that is a header field ("Name:") or an mbox From_ line. A message whose body
+    /// is binary (Content-Transfer-Encoding: binary) still starts this way and is mail.
+    static func startsLikeMail(_ prefix: [UInt8]) -> Bool {
+        if prefix.starts(with: Array("From ".utf8)) { return true }
+        var nameLength = 0
+        for byte in prefix.prefix(1000) {
+            if byte == UInt8(ascii: ":") { return nameLength > 0 }
+            // RFC 5322 field names: printable US-ASCII except colon and space.
+            guard byte > 0x20 && byte < 0x7F else { return false }
+            nameLength += 1
+        }
+        return false
+    }
+
+    /// NUL bytes, or mostly control bytes, in the first bytes: not text, so not mail.
+    static func looksBinary(_ prefix: [UInt8]) -> Bool {
+        var control = 0
+        for byte in prefix.prefix(1024) {
+            if byte == 0 { return true }
+            if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C && byte != 0x1B { control += 1 }
+        }
+        return control * 10 > min(prefix.count, 1024)
+    }
+
+    struct ReadError: Error { var code: Int32 }
+
+    /// Reads until `count` bytes or end of file; retries EINTR.
+    static func readUpTo(_ fd: Int32, count: Int) throws(ReadError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            // filled < count, so the pointer stays inside the buffer and the length is positive.
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
+            if n > 0 { filled += n; continue }
+            if n == 0 { break }
+            if errno == EINTR { continue }
+            throw ReadError(code: errno)
+        }
+        buffer.removeSubrange(filled...)
+        return buffer
+    }
+
+    static func reason(_ code: Int32, verb: String) -> String {
+        switch code {
+        case ENOENT: return "no such file or folder"
+        case EACCES, EPERM: return "\(verb): permission denied"
+        case EISDIR: return "is a folder"
+        default: return "\(verb): \(String(cString: strerror(code)))"
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import MailMIME
+import PassStore
+import WalletPass
+
+/// The scanning pipeline for one message or one pass: MIME parts -> detection -> open and verify
+/// -> what the library knows. Used by `scan`, `add` and the delivery filter.
+///
+/// Bodies are decoded only for candidates: a part is a candidate by its label (type or name), or
+/// when its raw body starts like a zip in its transfer encoding and libmagic, on the first decoded
+/// bytes, does not call it something else; the zip central directory then decides.
+package struct PassScanner: Sendable {
+    package let opener: PassOpener
+    package let library: PassLibrary?
+    package let limits: Limits
+    package let sniffer: MagicSniffer?
+    /// When passes were received, for the library's `PassSource` (injectable for tests).
+    package var now: @Sendable () -> Date = { Date() }
+
+    package init(opener: PassOpener, library: PassLibrary?, limits: Limits = .default, sniffer: MagicSniffer?) {
+        self.opener = opener
+        self.library = library
+        self.limits = limits
+        self.sniffer = sniffer
+    }
+
+    /// Every pass in one message (any MIME shape, nested message/rfc822 included).
+    /// `source` gives the input and message number; the rest is filled in here.
+    package func scanMessage(_ bytes: [UInt8], source: PassSourceInfo) -> [FoundPass] {
+        let message = MIMEParser.parse(bytes, limits: limits.mime)
+        var base = source
+        base.messageID = message.messageID
+        base.subject = message.subject
+        var found: [FoundPass] = []
+        for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
+            guard let candidate = candidate(part, in: message) else { continue }
+            var where_ = base
+            where_.part = part.path.isEmpty ? "1" : part.path
+            where_.filename = part.filename ?? candidate.names.first
+            where_.contentType = part.contentType.mimeType
+            where_.detectedBy = candidate.reasons
+            let body = candidate.body ?? message.decodedBody(of: part)
+            found += scanPassBytes(body, kind: candidate.kind, source: where_)
+        }
+        return found
+    }
+
+    /// Opens bytes already known to be a pass or a bundle (a bare input file, a decoded part).
+    package func scanPassBytes(_ bytes: [UInt8], kind: CandidateKind, source: PassSourceInfo) -> [FoundPass] {
+        switch kind {
+        case .pass:
+            return [finish(opener.open(bytes), bytes: bytes, source: source)]
+        case .bundle:
+            let verdicts = opener.openBundle(bytes)
+            // A bundle that could not be read gives one nameless member carrying the error.
+            let unpacked = verdicts.contains { !$0.name.isEmpty } ? BundleUnpacker.members(bytes, limits: limits.pass) : [:]
+            return verdicts.map { member in
+                var where_ = source
+                where_.member = member.name.isEmpty ? nil : member.name
+                return finish(member.verdict, bytes: unpacked[member.name] ?? bytes, source: where_,
+                              storable: unpacked[member.name] != nil)
+            }
+        }
+    }
+
+    /// The content decision for bytes in hand: pass, bundle, or neither (nil).
+    /// libmagic first (it rules out other file types cheaply), then the central directory.
+    package func contentKind(_ bytes: [UInt8]) -> CandidateKind? {
+        guard ZipSignature.starts(bytes[...]) else { return nil }
+        if let sniffer {
+            let window = bytes.count > limits.sniffBytes ? Array(bytes.prefix(limits.sniffBytes)) : bytes
+            guard Detection.magicSuggestsZip(sniffer.mimeType(of: window)) else { return nil }
+        }
+        guard let names = ZipProbe.entryNames(bytes, maxEntries: limits.pass.maxEntries) else { return nil }
+        return Detection.kind(fromEntryNames: names)
+    }
+
+    /// A part that is (or claims to be) a pass, with the reasons in check order.
+    struct Candidate {
+        var reasons: [DetectionReason]
+        var kind: CandidateKind
+        var names: [String]
+        /// The decoded body when content sniffing already decoded it.
+        var body: [UInt8]?
+    }
+
+    func candidate(_ part: MIMEPart, in message: MIMEMessage) -> Candidate? {
+        let names = Self.names(of: part)
+        let labels = Detection.labels(mimeType: part.contentType.mimeType, names: names)
+        var reasons = labels.reasons
+        var kind = labels.kind
+        var body: [UInt8]?
+        if startsLikeZip(part, in: message) {
+            let prefix = message.decodedPrefix(of: part, maxBytes: limits.sniffBytes)
+            let magicType = sniffer?.mimeType(of: prefix)
+            if ZipSignature.starts(prefix[...]), sniffer == nil || Detection.magicSuggestsZip(magicType) {
+                let decoded = message.decodedBody(of: part)
+                body = decoded
+                if let entries = ZipProbe.entryNames(decoded, maxEntries: limits.pass.maxEntries),
+                   let byContent = Detection.kind(fromEntryNames: entries) {
+                    reasons.append(.magic)
+                    kind = byContent   // the content decides over the label
+                }
+            }
+        }
+        guard !reasons.isEmpty, let kind else { return nil }
+        return Candidate(reasons: reasons, kind: kind, names: names, body: body)
+    }
+
+    /// The cheap look at the still-encoded body; nothing is decoded for parts that fail it.
+    func startsLikeZip(_ part: MIMEPart, in message: MIMEMessage) -> Bool {
+        let raw = message.rawBody(of: part)
+        switch part.transferEncoding {
+        case .base64: return ZipSignature.startsBase64(raw)
+        case .quotedPrintable: return ZipSignature.startsQuotedPrintable(raw)
+        case .sevenBit, .eightBit, .binary: return ZipSignature.starts(raw)
+        default: return ZipSignature.starts(message.decodedPrefix(of: part, maxBytes: 4)[...])
+        }
+    }
+
+    /// Every decoded name a part carries: the parser's choice first, then the other parameters.
+    static func names(of part: MIMEPart) -> [String] {
+        var names: [String] = []
+        for name in [part.filename, part.disposition?.parameters["filename"], part.contentType.parameters["name"]] {
+            if let name, !name.isEmpty, !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// Adds the record and the library state to a verdict.
+    /// `storable` is false when the pass's own bytes are not at hand (a bundle member that
+    /// could not be unpacked): then there is no record to store.
+    func finish(_ verdict: PassVerdict, bytes: [UInt8], source: PassSourceInfo, storable: Bool = true) -> FoundPass {
+        let record = storable ? PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: now()) : nil
+        var state: LibraryState?
+        if verdict.status != .invalid, let record, let library {
+            state = try? library.contains(record)
+        }
+        return FoundPass(source: source, verdict: verdict, library: state, record: record)
+    }
+}

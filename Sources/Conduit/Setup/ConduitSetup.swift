@@ -1,0 +1,76 @@
+import Foundation
+import PassStore
+import WalletPass
+
+/// How every entry point (the commands, the delivery filter) turns settings into working parts,
+/// so they agree: the same trust anchors, languages, library path and limits.
+package struct ConduitSetup: Sendable {
+    package let config: Config
+    package let environment: [String: String]
+    /// `--library`: wins over the config file.
+    package let libraryOverride: String?
+    /// `--trust`: added after the config's folders.
+    package let extraTrust: [String]
+    /// `--lang`: wins over the config file and the locale.
+    package let languageOverride: String?
+
+    package init(config: Config, environment: [String: String], libraryOverride: String? = nil,
+                 extraTrust: [String] = [], languageOverride: String? = nil) {
+        self.config = config
+        self.environment = environment
+        self.libraryOverride = libraryOverride
+        self.extraTrust = extraTrust
+        self.languageOverride = languageOverride
+    }
+
+    package var limits: Limits { config.limits }
+
+    /// `--lang`, else the config's `language`, else LC_ALL / LC_MESSAGES / LANG
+    /// ("de_DE.UTF-8" -> ["de-DE", "de"]); empty for C/POSIX.
+    package var preferredLanguages: [String] {
+        let raw = languageOverride ?? config.language
+            ?? [environment["LC_ALL"], environment["LC_MESSAGES"], environment["LANG"]]
+                .compactMap { $0 }.first { !$0.isEmpty }
+        return Self.languages(from: raw)
+    }
+
+    package static func languages(from raw: String?) -> [String] {
+        guard let raw else { return [] }
+        var code = Substring(raw)
+        if let cut = code.firstIndex(where: { $0 == "." || $0 == "@" }) { code = code[..<cut] }
+        let tag = code.replacingOccurrences(of: "_", with: "-")
+        guard !tag.isEmpty, tag != "C", tag != "POSIX" else { return [] }
+        var result = [tag]
+        if let dash = tag.firstIndex(of: "-") { result.append(String(tag[..<dash])) }
+        return result
+    }
+
+    /// The shipped Apple anchors, then the config's folders, then `--trust` folders.
+    package var trustDirectories: [String] {
+        var directories: [String] = []
+        if let shipped = TrustStore.shippedDirectory() { directories.append(shipped) }
+        return directories + config.trustDirectories + extraTrust
+    }
+
+    package func trustStore() throws -> TrustStore {
+        try TrustStore.load(directories: trustDirectories)
+    }
+
+    package func opener() throws -> PassOpener {
+        PassOpener(trust: try trustStore(), limits: limits.pass, preferredLanguages: preferredLanguages)
+    }
+
+    /// `--library`, else the config's `[library] path`, else `PassLibrary.defaultPath`.
+    package var libraryPath: String {
+        libraryOverride ?? config.libraryPath ?? PassLibrary.defaultPath(environment: environment)
+    }
+
+    /// libmagic with our rules; nil (the central directory still decides) if it cannot start.
+    package func sniffer() -> MagicSniffer? {
+        try? MagicSniffer(rulesFile: MagicSniffer.shippedRulesFile(environment: environment))
+    }
+
+    package func scanner(library: PassLibrary?) throws -> PassScanner {
+        PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer())
+    }
+}

@@ -1,0 +1,14 @@
+import Foundation
+
+/// One entry of the library's change log (this world's `PKPassLibraryDidChangeNotification`).
+/// Sequence numbers only grow and are never reused, so a follower can ask for everything after
+/// the last one it saw.
+package struct ChangeEntry: Sendable, Equatable {
+    package var sequence: Int64
+    package var kind: ChangeKind
+    package var passID: PassID
+    /// The bytes the pass has after the change (add, replace, revert, offer), or had before it
+    /// (remove, decline).
+    package var sha256: String?
+    package var at: Date
+}

@@ -1,0 +1,67 @@
+/// One field that differs between the stored pass and its replacement.
+package struct FieldChange: Sendable, Equatable {
+    package var key: String
+    package var label: String?
+    /// nil when the field is new.
+    package var oldValue: String?
+    /// nil when the field was dropped.
+    package var newValue: String?
+    /// The new field's `changeMessage` with `%@` filled with the new value; nil when the
+    /// field has no change message or was dropped (Wallet shows nothing then).
+    package var message: String?
+
+    package init(key: String, label: String?, oldValue: String?, newValue: String?, message: String?) {
+        self.key = key
+        self.label = label
+        self.oldValue = oldValue
+        self.newValue = newValue
+        self.message = message
+    }
+
+    /// The per-field differences, in the new pass's field order, then fields that were dropped.
+    /// A key that appears twice counts once (its first occurrence), as Wallet keys are unique.
+    package static func between(old: [StoredField], new: [StoredField]) -> [FieldChange] {
+        var oldByKey: [String: StoredField] = [:]
+        for field in old where oldByKey[field.key] == nil { oldByKey[field.key] = field }
+        var seen = Set<String>()
+        var changes: [FieldChange] = []
+        for field in new where seen.insert(field.key).inserted {
+            let before = oldByKey[field.key]
+            guard before?.value != field.value else { continue }
+            changes.append(FieldChange(key: field.key, label: field.label ?? before?.label,
+                                       oldValue: before?.value, newValue: field.value,
+                                       message: field.changeMessage.map { fill($0, with: field.value) }))
+        }
+        var dropped = Set<String>()
+        for field in old where !seen.contains(field.key) && dropped.insert(field.key).inserted {
+            changes.append(FieldChange(key: field.key, label: field.label, oldValue: field.value,
+                                       newValue: nil, message: nil))
+        }
+        return changes
+    }
+
+    /// Fills a changeMessage format the way Wallet does: `%@` and `%1$@` become the value,
+    /// `%%` a percent sign; anything else is left as written.
+    package static func fill(_ format: String, with value: String) -> String {
+        var out = ""
+        var rest = Substring(format)
+        while let percent = rest.firstIndex(of: "%") {
+            out += rest[..<percent]
+            let after = rest[percent...]
+            if after.hasPrefix("%@") {
+                out += value
+                rest = after.dropFirst(2)
+            } else if after.hasPrefix("%1$@") {
+                out += value
+                rest = after.dropFirst(4)
+            } else if after.hasPrefix("%%") {
+                out += "%"
+                rest = after.dropFirst(2)
+            } else {
+                out += "%"
+                rest = after.dropFirst()
+            }
+        }
+        return out + rest
+    }
+}

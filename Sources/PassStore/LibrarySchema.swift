@@ -1,0 +1,114 @@
+import GRDB
+
+/// The library's schema as frozen SQL history. A migration is never edited once shipped; a
+/// change is a new migration. No `eraseDatabaseOnSchemaChange`: the library is the user's data.
+enum LibrarySchema {
+    /// `PRAGMA application_id` of a passconduit library: "PCLB". A file with another id is
+    /// another program's database and is never touched.
+    static let applicationID: Int32 = 0x5043_4C42
+    /// `PRAGMA user_version` after the newest migration this build knows.
+    static let userVersion: Int32 = 1
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-passes-offers-changes") { db in
+            try db.execute(sql: v1)
+        }
+        return migrator
+    }
+
+    /// Bytes live once per content (sha256), shared by a pass, its earlier versions and offers.
+    /// Metadata tables never carry the blob, so listing and `contains` never read 30 KB rows.
+    /// Times are Unix seconds (REAL). `fields` is a JSON array of StoredField.
+    static let v1 = """
+        CREATE TABLE pass_blob (
+            sha256 TEXT NOT NULL PRIMARY KEY
+                CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
+            bytes BLOB NOT NULL
+        );
+        CREATE TABLE pass (
+            id INTEGER PRIMARY KEY,
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            teamIdentifier TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('valid', 'untrusted')),
+            sha256 TEXT NOT NULL REFERENCES pass_blob(sha256),
+            byteCount INTEGER NOT NULL,
+            organizationName TEXT NOT NULL,
+            description TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            relevantDate REAL,
+            expirationDate REAL,
+            voided INTEGER NOT NULL CHECK (voided IN (0, 1)),
+            signerSubject TEXT,
+            signingTime REAL,
+            fields TEXT NOT NULL,
+            sourceMessageID TEXT,
+            sourceSubject TEXT,
+            sourceFile TEXT,
+            sourceReceivedAt REAL,
+            addedAt REAL NOT NULL,
+            updatedAt REAL NOT NULL,
+            UNIQUE (passTypeIdentifier, serialNumber)
+        );
+        CREATE INDEX pass_by_sha256 ON pass(sha256);
+        CREATE INDEX pass_by_relevance ON pass(relevantDate, addedAt);
+        CREATE TABLE pass_version (
+            id INTEGER PRIMARY KEY,
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            teamIdentifier TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('valid', 'untrusted')),
+            sha256 TEXT NOT NULL REFERENCES pass_blob(sha256),
+            byteCount INTEGER NOT NULL,
+            organizationName TEXT NOT NULL,
+            description TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            relevantDate REAL,
+            expirationDate REAL,
+            voided INTEGER NOT NULL CHECK (voided IN (0, 1)),
+            signerSubject TEXT,
+            signingTime REAL,
+            fields TEXT NOT NULL,
+            sourceMessageID TEXT,
+            sourceSubject TEXT,
+            sourceFile TEXT,
+            sourceReceivedAt REAL,
+            addedAt REAL NOT NULL,
+            updatedAt REAL NOT NULL,
+            replacedAt REAL NOT NULL
+        );
+        CREATE INDEX pass_version_by_pass ON pass_version(passTypeIdentifier, serialNumber, id);
+        CREATE INDEX pass_version_by_sha256 ON pass_version(sha256);
+        CREATE TABLE offer (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            teamIdentifier TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('valid', 'untrusted')),
+            sha256 TEXT NOT NULL REFERENCES pass_blob(sha256),
+            byteCount INTEGER NOT NULL,
+            organizationName TEXT NOT NULL,
+            description TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            signingTime REAL,
+            sourceMessageID TEXT,
+            sourceSubject TEXT,
+            sourceFile TEXT,
+            sourceReceivedAt REAL,
+            createdAt REAL NOT NULL,
+            UNIQUE (passTypeIdentifier, serialNumber)
+        );
+        CREATE INDEX offer_by_sha256 ON offer(sha256);
+        CREATE TABLE change_log (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL CHECK (kind IN ('add', 'replace', 'remove', 'revert', 'offer', 'decline')),
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            sha256 TEXT,
+            at REAL NOT NULL
+        );
+        PRAGMA application_id = 1346587714;
+        PRAGMA user_version = 1;
+        """
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// A pass the delivery filter found and staged for the user to accept or decline.
+/// There is at most one offer per pass id.
+package struct Offer: Sendable, Equatable {
+    /// Never reused, even after the offer is accepted or declined.
+    package var offerID: Int64
+    package var passID: PassID
+    package var teamIdentifier: String
+    package var status: String
+    package var sha256: String
+    package var byteCount: Int
+    package var organizationName: String
+    package var description: String
+    package var kind: String
+    package var signingTime: Date?
+    package var source: PassSource?
+    package var createdAt: Date
+}

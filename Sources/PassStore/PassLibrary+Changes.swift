@@ -1,0 +1,46 @@
+import Foundation
+import GRDB
+
+extension PassLibrary {
+    /// Change-log entries with a sequence number greater than `sequence`, oldest first, at most
+    /// `limit` (clamped to 1...10 000). A follower passes the last sequence it saw; 0 reads from
+    /// the start.
+    package func changes(after sequence: Int64, limit: Int = 1000) throws -> [ChangeEntry] {
+        let count = min(max(limit, 1), 10_000)
+        return try read("changes") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT sequence, kind, passTypeIdentifier, serialNumber, sha256, at FROM change_log
+                WHERE sequence > ? ORDER BY sequence LIMIT ?
+                """, arguments: [sequence, count]).map { row in
+                let kindText: String = row["kind"]
+                guard let kind = ChangeKind(rawValue: kindText) else {
+                    throw LibraryError(.notALibrary, "the change log holds an unknown kind “\(kindText)”", path: path)
+                }
+                return ChangeEntry(sequence: row["sequence"], kind: kind,
+                                   passID: PassID(passTypeIdentifier: row["passTypeIdentifier"], serialNumber: row["serialNumber"]),
+                                   sha256: row["sha256"], at: Date(timeIntervalSince1970: row["at"]))
+            }
+        }
+    }
+
+    /// The newest sequence number (0 for an empty log): where a new follower starts.
+    package func lastSequence() throws -> Int64 {
+        try read("changes") { db in try Int64.fetchOne(db, sql: "SELECT max(sequence) FROM change_log") ?? 0 }
+    }
+}
+
+extension PassLibrary {
+    /// Follows the log: returns the entries after `sequence` as soon as there are any, polling
+    /// every `pollInterval` seconds (a read of the log's newest sequence number through the
+    /// primary key), or an empty array once `timeout` has passed. A chat bridge loops on this.
+    package func waitForChanges(after sequence: Int64, timeout: TimeInterval,
+                                pollInterval: TimeInterval = 0.25, limit: Int = 1000) throws -> [ChangeEntry] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if try lastSequence() > sequence { return try changes(after: sequence, limit: limit) }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return [] }
+            usleep(UInt32(max(0.001, min(pollInterval, left)) * 1_000_000))
+        }
+    }
+}

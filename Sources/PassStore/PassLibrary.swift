@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+
+/// The user's local pass library: one SQLite file (WAL) that many processes share — the
+/// delivery filter for every message, the user at a terminal, a chat bridge.
+///
+/// Every write is one named IMMEDIATE transaction (a deferred one could fail with
+/// SQLITE_BUSY_SNAPSHOT when it upgrades to a write, which no busy timeout waits out), retried
+/// with jitter while other processes hold the lock, up to `LibraryOptions.retryDeadline`.
+/// No `Database` value leaves this type.
+package final class PassLibrary: @unchecked Sendable {
+    package let path: String
+    package let options: LibraryOptions
+    let dbQueue: DatabaseQueue
+
+    /// `$XDG_DATA_HOME/passconduit/library.sqlite`, else `~/.local/share/...`, else the passwd
+    /// entry's home when HOME is unset.
+    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        LibraryLocation.defaultPath(environment: environment)
+    }
+
+    /// Opens the library at `path`, creating its folder (0700) and file (0600) on first use.
+    /// Open and migration run under an exclusive flock on `path + ".lock"`, so many processes
+    /// may open a fresh library at once. A file that is not a passconduit library, or one
+    /// written by a newer schema, gets a `LibraryError` naming the path and is left untouched.
+    package init(path: String, options: LibraryOptions = .default) throws {
+        self.path = path
+        self.options = options
+        try LibraryLocation.ensureFolder(of: path)
+        let lock = try FileLock(path: path + ".lock", timeout: options.retryDeadline, libraryPath: path)
+        defer { withExtendedLifetime(lock) {} }
+
+        if try LibraryFile.inspect(path) == .missing {
+            try LibraryLocation.ensureFile(path)
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(options.busyTimeout)
+        config.label = "passconduit library"
+        let synchronous = options.synchronous.rawValue
+        config.prepareDatabase { db in
+            // Per connection; see LibraryOptions.synchronous for the choice.
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        let deadline = Date().addingTimeInterval(options.retryDeadline)
+        do {
+            dbQueue = try Self.retrying("open", path: path, until: deadline) {
+                try DatabaseQueue(path: path, configuration: config)
+            }
+        } catch let error as LibraryError where error.kind == .notALibrary {
+            throw LibraryFile.foreignFileError(path) ?? error
+        }
+        try Self.retrying("open", path: path, until: deadline) {
+            try self.checkIdentityAndMigrate()
+        }
+    }
+
+    /// Refuses another program's database and newer schemas, then switches to WAL and migrates.
+    /// Nothing is written before the identity check passes.
+    private func checkIdentityAndMigrate() throws {
+        let migrator = LibrarySchema.migrator
+        try dbQueue.writeWithoutTransaction { db in
+            let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+            let userVersion = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+            if applicationID == LibrarySchema.applicationID {
+                let superseded = try migrator.hasBeenSuperseded(db)
+                if userVersion > LibrarySchema.userVersion || superseded {
+                    throw LibraryError(.newerSchema,
+                                       "was written by a newer passconduit (schema \(userVersion), this one knows \(LibrarySchema.userVersion)); update passconduit",
+                                       path: path)
+                }
+            } else {
+                // A fresh file, or one where a killed first open got only as far as GRDB's
+                // (empty) bookkeeping table, is ours to set up; anything else is foreign.
+                let onlyBookkeeping = tables.allSatisfy { $0 == "grdb_migrations" }
+                let bookkeepingRows = tables.isEmpty || !onlyBookkeeping
+                    ? 0 : try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") ?? 0
+                let bookkeepingEmpty = bookkeepingRows == 0
+                guard applicationID == 0, userVersion == 0, onlyBookkeeping, bookkeepingEmpty else {
+                    throw LibraryError(.notALibrary,
+                                       "is an SQLite database of another program (application_id \(applicationID), \(tables.count) tables), not a pass library; it was left untouched",
+                                       path: path)
+                }
+            }
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode?.lowercased() == "wal" else {
+                throw LibraryError(.io, "cannot switch the library to WAL mode (journal_mode is \(mode ?? "unknown"))", path: path)
+            }
+        }
+        try migrator.migrate(dbQueue)
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` as one IMMEDIATE write transaction named `name` (the name appears in errors),
+    /// retrying while other processes hold the library.
+    func write<T>(_ name: String, _ body: (Database) throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(options.retryDeadline)
+        return try Self.retrying(name, path: path, until: deadline) {
+            try dbQueue.writeWithoutTransaction { db in
+                var value: T?
+                try db.inTransaction(.immediate) {
+                    value = try body(db)
+                    return .commit
+                }
+                guard let value else {
+                    throw LibraryError(.io, "\(name): the transaction produced no result", path: path)
+                }
+                return value
+            }
+        }
+    }
+
+    /// Runs `body` in a read transaction (a consistent snapshot), retrying like `write`.
+    func read<T>(_ name: String, _ body: (Database) throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(options.retryDeadline)
+        return try Self.retrying(name, path: path, until: deadline) {
+            try dbQueue.read { db in try body(db) }
+        }
+    }
+
+    /// Retries `body` while SQLite reports the database busy or locked, with a random pause of
+    /// 1 to 25 ms (jitter keeps waiting processes from retrying in lockstep); maps every other
+    /// SQLite error to a `LibraryError` naming the path.
+    static func retrying<T>(_ name: String, path: String, until deadline: Date, _ body: () throws -> T) throws -> T {
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError {
+                switch error.resultCode {
+                case .SQLITE_BUSY, .SQLITE_LOCKED:
+                    guard Date() < deadline else {
+                        throw LibraryError(.busy, "\(name): the library stayed locked by other processes; try again later",
+                                           path: path)
+                    }
+                    usleep(UInt32.random(in: 1_000...25_000))
+                default:
+                    throw libraryError(for: error, name: name, path: path)
+                }
+            }
+        }
+    }
+
+    static func libraryError(for error: DatabaseError, name: String, path: String) -> LibraryError {
+        let reason = error.message ?? "SQLite error \(error.resultCode.rawValue)"
+        switch error.resultCode {
+        case .SQLITE_NOTADB:
+            return LibraryError(.notALibrary, "is not a pass library (\(name): not an SQLite database, or a damaged one: \(reason)); it was left untouched",
+                                path: path)
+        case .SQLITE_CORRUPT:
+            return LibraryError(.notALibrary, "\(name): the library file is damaged (\(reason)); it was left untouched", path: path)
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH:
+            return LibraryError(.cannotCreate, "\(name): cannot open the library for writing (\(reason))", path: path)
+        case .SQLITE_FULL:
+            return LibraryError(.io, "\(name): the disk is full", path: path)
+        default:
+            return LibraryError(.io, "\(name): \(reason)", path: path)
+        }
+    }
+}

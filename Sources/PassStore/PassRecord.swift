@@ -1,0 +1,47 @@
+import Foundation
+
+/// What the conduit hands the library: one opened pass, its original bytes and the metadata
+/// extracted from it. PassStore does not open passes itself (it does not import WalletPass).
+package struct PassRecord: Sendable, Equatable {
+    package var id: PassID
+    package var teamIdentifier: String
+    /// "valid", "untrusted" or "invalid" (WalletPass's `PassStatus` raw value).
+    package var status: String
+    /// The original .pkpass bytes, exported byte-identical.
+    package var bytes: [UInt8]
+    /// Lowercase hex SHA-256 of `bytes`. The library checks it.
+    package var sha256: String
+    package var organizationName: String
+    package var description: String
+    /// The style key of pass.json ("boardingPass", "eventTicket"...).
+    package var kind: String
+    package var relevantDate: Date?
+    package var expirationDate: Date?
+    package var voided: Bool
+    package var signerSubject: String?
+    package var signingTime: Date?
+    package var fields: [StoredField]
+    package var source: PassSource?
+
+    package init(id: PassID, teamIdentifier: String, status: String, bytes: [UInt8], sha256: String,
+                 organizationName: String, description: String, kind: String,
+                 relevantDate: Date? = nil, expirationDate: Date? = nil, voided: Bool = false,
+                 signerSubject: String? = nil, signingTime: Date? = nil,
+                 fields: [StoredField] = [], source: PassSource? = nil) {
+        self.id = id
+        self.teamIdentifier = teamIdentifier
+        self.status = status
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.organizationName = organizationName
+        self.description = description
+        self.kind = kind
+        self.relevantDate = relevantDate
+        self.expirationDate = expirationDate
+        self.voided = voided
+        self.signerSubject = signerSubject
+        self.signingTime = signingTime
+        self.fields = fields
+        self.source = source
+    }
+}

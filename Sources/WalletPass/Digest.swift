@@ -1,0 +1,43 @@
+import COpenSSL
+import Foundation
+
+/// SHA-1 / SHA-256 through OpenSSL's EVP interface, as lowercase hex.
+enum Digest {
+    enum Algorithm: String { case sha1 = "SHA-1", sha256 = "SHA-256" }
+
+    static func hex<C: ContiguousBytes>(_ algorithm: Algorithm, _ bytes: C) -> String {
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let md = algorithm == .sha1 ? FetchedDigest.sha1.md : FetchedDigest.sha256.md
+        let ok = bytes.withUnsafeBytes { raw in
+            // EVP_Digest writes at most EVP_MAX_MD_SIZE bytes into `out`.
+            EVP_Digest(raw.baseAddress, raw.count, &out, &length, md, nil)
+        }
+        precondition(ok == 1, "EVP_Digest failed: out of memory")
+        return hexString(out.prefix(Int(length)))
+    }
+
+    static func hexString<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var s = [UInt8]()
+        for b in bytes {
+            s.append(digits[Int(b >> 4)])
+            s.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: s, as: UTF8.self)
+    }
+}
+
+/// A digest implementation fetched from OpenSSL's provider once: OpenSSL 3 otherwise looks it up
+/// (under a lock) on every EVP_Digest call with EVP_sha1()/EVP_sha256().
+final class FetchedDigest: @unchecked Sendable {
+    // Immutable after init; a fetched EVP_MD is safe to share between threads.
+    let md: OpaquePointer?
+
+    private init(_ name: String, fallback: OpaquePointer?) {
+        md = EVP_MD_fetch(nil, name, nil) ?? fallback
+    }
+
+    static let sha1 = FetchedDigest("SHA1", fallback: EVP_sha1())
+    static let sha256 = FetchedDigest("SHA256", fallback: EVP_sha256())
+}

@@ -1,0 +1,95 @@
+/// Turns a field as written into the field as shown: labels, values and messages looked up in the
+/// chosen `pass.strings`, dates formatted when `dateStyle`/`timeStyle` ask for it (in the zone the
+/// date was written in), numbers with their currency or number style. No Foundation formatters:
+/// opening a pass must stay far below a millisecond.
+enum FieldRenderer {
+    static func render(_ field: PassField, localize: (String) -> String) -> PassField {
+        var f = field
+        f.label = field.label.map(localize)
+        f.changeMessage = field.changeMessage.map(localize)
+        f.attributedValue = field.attributedValue.map(localize)
+        switch field.rawValue {
+        case .string(let s):
+            if isStyled(field.dateStyle) || isStyled(field.timeStyle), let date = PassDate(s) {
+                f.value = format(date, dateStyle: field.dateStyle, timeStyle: field.timeStyle)
+            } else {
+                f.value = localize(s)
+            }
+        case .number(let n):
+            f.value = format(n, currencyCode: field.currencyCode, numberStyle: field.numberStyle)
+        default:
+            f.value = field.rawValue.text ?? ""
+        }
+        return f
+    }
+
+    private static func isStyled(_ style: String?) -> Bool {
+        guard let style else { return false }
+        return style != "PKDateStyleNone"
+    }
+
+    private static let months = ["January", "February", "March", "April", "May", "June", "July", "August",
+                                 "September", "October", "November", "December"]
+
+    private static func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+
+    /// Short "2026-06-12", medium "12 Jun 2026", long/full "12 June 2026"; time "20:00", long/full
+    /// adds the zone ("20:00 +02:00").
+    static func format(_ d: PassDate, dateStyle: String?, timeStyle: String?) -> String {
+        let p = d.localParts
+        var parts: [String] = []
+        switch dateStyle {
+        case "PKDateStyleShort": parts.append("\(p.year)-\(two(p.month))-\(two(p.day))")
+        case "PKDateStyleMedium": parts.append("\(p.day) \(months[p.month - 1].prefix(3)) \(p.year)")
+        case "PKDateStyleLong", "PKDateStyleFull": parts.append("\(p.day) \(months[p.month - 1]) \(p.year)")
+        default: break
+        }
+        switch timeStyle {
+        case "PKDateStyleShort", "PKDateStyleMedium": parts.append("\(two(p.hour)):\(two(p.minute))")
+        case "PKDateStyleLong", "PKDateStyleFull":
+            let zone = d.zoneText
+            parts.append("\(two(p.hour)):\(two(p.minute))" + (zone.isEmpty ? "" : " \(zone)"))
+        default: break
+        }
+        return parts.isEmpty ? d.text : parts.joined(separator: ", ")
+    }
+
+    static func format(_ n: Double, currencyCode: String?, numberStyle: String?) -> String {
+        if let currencyCode, !currencyCode.isEmpty {
+            let zeroDecimal: Set<String> = ["JPY", "KRW", "CLP", "ISK", "VND", "HUF", "TWD", "UGX"]
+            return (zeroDecimal.contains(currencyCode.uppercased()) ? decimals(n, 0) : decimals(n, 2)) + " " + currencyCode
+        }
+        switch numberStyle {
+        case "PKNumberStylePercent": return JSONValue.format((n * 100 * 1e6).rounded() / 1e6) + "%"
+        case "PKNumberStyleScientific":
+            guard n != 0, n.isFinite else { return JSONValue.format(n) }
+            let exponent = Int((log10Approx(abs(n))).rounded(.down))
+            return JSONValue.format((n / pow10(exponent) * 1e6).rounded() / 1e6) + "E\(exponent)"
+        default: return JSONValue.format(n)
+        }
+    }
+
+    private static func decimals(_ n: Double, _ places: Int) -> String {
+        guard n.isFinite, abs(n) < 1e15 else { return JSONValue.format(n) }
+        let scale = places == 0 ? 1.0 : 100.0
+        let cents = Int64((abs(n) * scale).rounded())
+        let sign = n < 0 && cents != 0 ? "-" : ""
+        if places == 0 { return sign + String(cents) }
+        let fraction = cents % 100
+        return sign + String(cents / 100) + "." + (fraction < 10 ? "0" : "") + String(fraction)
+    }
+
+    private static func pow10(_ e: Int) -> Double {
+        var r = 1.0
+        if e >= 0 { for _ in 0..<min(e, 308) { r *= 10 } } else { for _ in 0..<min(-e, 308) { r /= 10 } }
+        return r
+    }
+
+    private static func log10Approx(_ x: Double) -> Double {
+        var e = 0.0
+        var v = x
+        while v >= 10 { v /= 10; e += 1 }
+        while v < 1 { v *= 10; e -= 1 }
+        return e
+    }
+}

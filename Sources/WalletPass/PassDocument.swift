@@ -1,0 +1,264 @@
+import Foundation
+
+/// pass.json as a typed model covering the documented keys (pkpass-format.md §3): standard keys,
+/// the style and its field groups, associated apps, expiration and relevance, visual keys,
+/// web service, NFC, semantics and the iOS 18/26 URL keys. Unknown keys are kept by name.
+///
+/// Lenient where Wallet is (wrong-typed optional keys are dropped, `voided` as a string, colours in
+/// any CSS form, `barcodes` then `barcode`), strict where Wallet is: the required keys,
+/// `formatVersion` 1, a style key, `transitType` for boarding passes (`PassDocument.problem`).
+package struct PassDocument: Sendable, Equatable {
+    package struct Fields: Sendable, Equatable {
+        package var headerFields: [PassField] = []
+        package var primaryFields: [PassField] = []
+        package var secondaryFields: [PassField] = []
+        package var auxiliaryFields: [PassField] = []
+        package var backFields: [PassField] = []
+        package var additionalInfoFields: [PassField] = []
+        package var transitType: String?
+
+        package var all: [PassField] {
+            headerFields + primaryFields + secondaryFields + auxiliaryFields + backFields + additionalInfoFields
+        }
+    }
+
+    package struct RelevantDate: Sendable, Equatable {
+        package var date: PassDate?
+        package var startDate: PassDate?
+        package var endDate: PassDate?
+    }
+
+    package struct Location: Sendable, Equatable {
+        package var latitude: Double
+        package var longitude: Double
+        package var altitude: Double?
+        package var relevantText: String?
+    }
+
+    package struct Beacon: Sendable, Equatable {
+        package var proximityUUID: String
+        package var major: Int?
+        package var minor: Int?
+        package var relevantText: String?
+    }
+
+    package struct NFC: Sendable, Equatable {
+        package var message: String?
+        package var encryptionPublicKey: String?
+        package var requiresAuthentication: Bool
+    }
+
+    // Standard
+    package var formatVersion: Int?
+    package var passTypeIdentifier: String
+    package var serialNumber: String
+    package var teamIdentifier: String
+    package var organizationName: String
+    package var description: String
+    // Style
+    package var kind: PassKind?
+    package var fields: Fields
+    // Associated app
+    package var appLaunchURL: String?
+    package var associatedStoreIdentifiers: [Int]
+    package var auxiliaryStoreIdentifiers: [Int]
+    package var userInfo: JSONValue?
+    // Expiration and relevance
+    package var expirationDate: PassDate?
+    package var voided: Bool
+    package var relevantDate: PassDate?
+    package var relevantDates: [RelevantDate]
+    package var locations: [Location]
+    package var beacons: [Beacon]
+    package var maxDistance: Double?
+    // Visual
+    package var barcodes: [PassBarcode]
+    package var backgroundColor: PassColor?
+    package var foregroundColor: PassColor?
+    package var labelColor: PassColor?
+    package var stripColor: PassColor?
+    package var footerBackgroundColor: PassColor?
+    package var suppressHeaderDarkening: Bool?
+    package var useAutomaticColors: Bool?
+    package var suppressStripShine: Bool?
+    package var sharingProhibited: Bool?
+    package var logoText: String?
+    package var eventLogoText: String?
+    package var groupingIdentifier: String?
+    package var preferredStyleSchemes: [String]
+    package var semantics: JSONValue?
+    package var upcomingPassInformation: JSONValue?
+    // Web service, NFC, URLs
+    package var webServiceURL: String?
+    package var authenticationToken: String?
+    package var nfc: NFC?
+    /// The iOS 18 event-guide and iOS 26 boarding-pass URL/contact keys that are present.
+    package var links: [String: String]
+    /// Top-level keys this model does not know (ignored, as Wallet ignores them).
+    package var unknownKeys: [String]
+    /// The first thing Wallet would refuse, if any (missing-required-key, unsupported-format-version).
+    package var problem: PassError?
+    /// Things tolerated on the way (wrong-typed optional keys, malformed field items).
+    package var warnings: [String]
+
+    static let linkKeys: [String] = [
+        "bagPolicyURL", "orderFoodURL", "parkingInformationURL", "directionsInformationURL", "purchaseParkingURL",
+        "merchandiseURL", "transitInformationURL", "accessibilityURL", "addOnURL", "contactVenueEmail",
+        "contactVenuePhoneNumber", "contactVenueWebsite", "transferURL", "sellURL", "changeSeatURL",
+        "entertainmentURL", "purchaseAdditionalBaggageURL", "purchaseLoungeAccessURL", "purchaseWifiURL",
+        "upgradeURL", "managementURL", "registerServiceAnimalURL", "reportLostBagURL", "requestWheelchairURL",
+        "transitProviderEmail", "transitProviderPhoneNumber", "transitProviderWebsiteURL",
+    ]
+
+    static let knownKeys: Set<String> = Set([
+        "formatVersion", "passTypeIdentifier", "serialNumber", "teamIdentifier", "organizationName", "description",
+        "appLaunchURL", "associatedStoreIdentifiers", "auxiliaryStoreIdentifiers", "userInfo", "expirationDate",
+        "voided", "relevantDate", "relevantDates", "locations", "beacons", "maxDistance", "barcode", "barcodes",
+        "backgroundColor", "foregroundColor", "labelColor", "stripColor", "footerBackgroundColor",
+        "suppressHeaderDarkening", "useAutomaticColors", "suppressStripShine", "sharingProhibited", "logoText",
+        "eventLogoText", "groupingIdentifier", "preferredStyleSchemes", "semantics", "upcomingPassInformation",
+        "webServiceURL", "authenticationToken", "nfc",
+    ] + PassKind.allCases.map(\.rawValue) + linkKeys)
+
+    /// Reads pass.json bytes: `.failure` only when they are not a JSON object (bad-json); a readable
+    /// object gives a document whose `problem` says what Wallet would refuse.
+    static func parse(_ bytes: [UInt8], maxDepth: Int) -> Result<PassDocument, PassError> {
+        switch JSONReader.parse(bytes, maxDepth: maxDepth) {
+        case .failure(let f): return .failure(.badJSON("pass.json", f.description))
+        case .success(let json):
+            guard let object = json.object else { return .failure(.badJSON("pass.json", "is not a JSON object")) }
+            return .success(PassDocument(object))
+        }
+    }
+
+    init(_ o: [String: JSONValue]) {
+        var warnings: [String] = []
+        var problem: PassError?
+        func required(_ key: String) -> String {
+            guard let value = o[key] else {
+                if problem == nil { problem = .missingRequiredKey(key) }
+                return ""
+            }
+            guard let text = value.text, !text.isEmpty else {
+                if problem == nil { problem = .missingRequiredKey(key, "is not a non-empty string") }
+                return ""
+            }
+            return text
+        }
+        func date(_ key: String, in dict: [String: JSONValue] = o) -> PassDate? {
+            guard let v = dict[key] else { return nil }
+            guard let s = v.string, let d = PassDate(s) else {
+                warnings.append("\(key) is not a date: \(v.text ?? "?")")
+                return nil
+            }
+            return d
+        }
+        func color(_ key: String) -> PassColor? {
+            guard let v = o[key] else { return nil }
+            guard let s = v.string, let c = PassColor(s) else {
+                warnings.append("\(key) is not a colour: \(v.text ?? "?")")
+                return nil
+            }
+            return c
+        }
+        func bool(_ key: String) -> Bool? { o[key]?.lenientBool }
+        func ints(_ key: String) -> [Int] {
+            (o[key]?.array ?? []).compactMap(\.integer)
+        }
+
+        passTypeIdentifier = required("passTypeIdentifier")
+        serialNumber = required("serialNumber")
+        teamIdentifier = required("teamIdentifier")
+        organizationName = required("organizationName")
+        description = required("description")
+        switch o["formatVersion"] {
+        case nil:
+            formatVersion = nil
+            if problem == nil { problem = .missingRequiredKey("formatVersion") }
+        case .some(let v):
+            let n = v.number ?? v.string.flatMap(Double.init)
+            formatVersion = n.flatMap { Int(exactly: $0) }
+            if formatVersion != 1, problem == nil { problem = .unsupportedFormatVersion(v.text ?? "not a number") }
+        }
+
+        var fields = Fields()
+        kind = PassKind.allCases.first { o[$0.rawValue] != nil }
+        if let kind {
+            let style = o[kind.rawValue]?.object ?? [:]
+            func group(_ key: String) -> [PassField] {
+                guard let items = style[key]?.array else { return [] }
+                return items.compactMap { item in
+                    let f = PassField(item)
+                    if f == nil { warnings.append("\(kind.rawValue).\(key) has an item without a key") }
+                    return f
+                }
+            }
+            fields.headerFields = group("headerFields")
+            fields.primaryFields = group("primaryFields")
+            fields.secondaryFields = group("secondaryFields")
+            fields.auxiliaryFields = group("auxiliaryFields")
+            fields.backFields = group("backFields")
+            fields.additionalInfoFields = group("additionalInfoFields")
+            fields.transitType = style["transitType"]?.string
+            if kind == .boardingPass, fields.transitType == nil, problem == nil {
+                problem = .missingRequiredKey("boardingPass.transitType")
+            }
+        } else if problem == nil {
+            problem = .missingStyle()
+        }
+        self.fields = fields
+
+        appLaunchURL = o["appLaunchURL"]?.string
+        associatedStoreIdentifiers = ints("associatedStoreIdentifiers")
+        auxiliaryStoreIdentifiers = ints("auxiliaryStoreIdentifiers")
+        userInfo = o["userInfo"]
+        expirationDate = date("expirationDate")
+        voided = bool("voided") ?? false
+        relevantDate = date("relevantDate")
+        relevantDates = (o["relevantDates"]?.array ?? []).compactMap { item in
+            guard let d = item.object else { return nil }
+            let r = RelevantDate(date: date("date", in: d) ?? date("relevantDate", in: d),
+                                 startDate: date("startDate", in: d), endDate: date("endDate", in: d))
+            return r.date == nil && r.startDate == nil ? nil : r
+        }
+        locations = (o["locations"]?.array ?? []).compactMap { item in
+            guard let d = item.object, let lat = d["latitude"]?.number, let lon = d["longitude"]?.number else { return nil }
+            return Location(latitude: lat, longitude: lon, altitude: d["altitude"]?.number, relevantText: d["relevantText"]?.text)
+        }
+        beacons = (o["beacons"]?.array ?? []).compactMap { item in
+            guard let d = item.object, let uuid = d["proximityUUID"]?.string else { return nil }
+            return Beacon(proximityUUID: uuid, major: d["major"]?.integer, minor: d["minor"]?.integer,
+                          relevantText: d["relevantText"]?.text)
+        }
+        maxDistance = o["maxDistance"]?.number
+        let modern = (o["barcodes"]?.array ?? []).compactMap(PassBarcode.init)
+        barcodes = modern.isEmpty ? (o["barcode"].flatMap(PassBarcode.init).map { [$0] } ?? []) : modern
+        backgroundColor = color("backgroundColor")
+        foregroundColor = color("foregroundColor")
+        labelColor = color("labelColor")
+        stripColor = color("stripColor")
+        footerBackgroundColor = color("footerBackgroundColor")
+        suppressHeaderDarkening = bool("suppressHeaderDarkening")
+        useAutomaticColors = bool("useAutomaticColors")
+        suppressStripShine = bool("suppressStripShine")
+        sharingProhibited = bool("sharingProhibited")
+        logoText = o["logoText"]?.text
+        eventLogoText = o["eventLogoText"]?.text
+        groupingIdentifier = o["groupingIdentifier"]?.text
+        preferredStyleSchemes = (o["preferredStyleSchemes"]?.array ?? []).compactMap(\.string)
+        semantics = o["semantics"]
+        upcomingPassInformation = o["upcomingPassInformation"]
+        webServiceURL = o["webServiceURL"]?.string
+        authenticationToken = o["authenticationToken"]?.text
+        nfc = o["nfc"]?.object.map {
+            NFC(message: $0["message"]?.text, encryptionPublicKey: $0["encryptionPublicKey"]?.string,
+                requiresAuthentication: $0["requiresAuthentication"]?.lenientBool ?? false)
+        }
+        var links: [String: String] = [:]
+        for key in Self.linkKeys { if let v = o[key]?.text { links[key] = v } }
+        self.links = links
+        unknownKeys = o.keys.filter { !Self.knownKeys.contains($0) }.sorted()
+        self.problem = problem
+        self.warnings = warnings
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// Opens a pass the way Wallet does (`PKPass(data:error:)`): safe unpacking, the manifest, the CMS
+/// signature checked at its signing time against the trust store, pass.json, localization and icon.
+/// Every failure is a `PassError` with a stable code and a sentence for the user.
+///
+/// Order of checks (the first failure decides the error): archive → pass.json, signature and
+/// manifest.json present → manifest digests, unlisted files → signature maths and signing time →
+/// pass.json required keys/format/style → signer identity (UID, OU) → chain at the signing time
+/// (expired, untrusted) → Apple's rules on the signer (Apple anchors) → icon.
+package struct PassOpener: Sendable {
+    package let trust: TrustStore
+    package let limits: PassLimits
+    package let preferredLanguages: [String]
+
+    package init(trust: TrustStore, limits: PassLimits = .init(), preferredLanguages: [String] = []) {
+        self.trust = trust
+        self.limits = limits
+        self.preferredLanguages = preferredLanguages
+    }
+
+    package func open(_ bytes: [UInt8]) -> PassVerdict {
+        let sha256 = Digest.hex(.sha256, bytes)
+        func refuse(_ error: PassError, _ info: PassInfo? = nil, _ notes: [String] = [],
+                    status: PassStatus = .invalid) -> PassVerdict {
+            PassVerdict(status: status, error: error, pass: info, notes: notes, sha256: sha256)
+        }
+
+        let archive: PassArchive
+        switch PassArchive.open(bytes, limits: limits) {
+        case .success(let a): archive = a
+        case .failure(let e): return refuse(e)
+        }
+        guard let passJSON = archive["pass.json"] else {
+            if archive.names.contains(where: PassArchive.isBundleMember) {
+                return refuse(.missingPassJSON("no pass.json; the archive holds .pkpass files: it is a .pkpasses bundle"))
+            }
+            return refuse(.missingPassJSON())
+        }
+        var notes: [String] = []
+        let document: PassDocument?
+        let documentError: PassError?
+        switch PassDocument.parse(passJSON, maxDepth: limits.maxJSONDepth) {
+        case .success(let d):
+            document = d
+            documentError = d.problem
+        case .failure(let e):
+            document = nil
+            documentError = e
+        }
+        var info = document.map { describe($0, archive, notes: &notes) }
+
+        // A pass with neither file was stripped of its signature: say that, not "no manifest".
+        guard let signature = archive["signature"] else { return refuse(.missingSignature(), info, notes) }
+        guard let manifestBytes = archive["manifest.json"] else { return refuse(.missingManifest(), info, notes) }
+        let manifest: Manifest
+        switch Manifest.parse(manifestBytes, maxDepth: limits.maxJSONDepth) {
+        case .success(let m): manifest = m
+        case .failure(let e): return refuse(e, info, notes)
+        }
+        if let e = manifest.verify(archive) { return refuse(e, info, notes) }
+        if manifest.digests.values.contains(where: { $0.utf8.count == 64 }) {
+            notes.append("The manifest uses SHA-256 digests; Apple's passes use SHA-1.")
+        }
+
+        let outcome = SignatureVerifier(trust: trust).verify(signature: signature, manifest: manifestBytes)
+        info?.signer = outcome.signer
+        if let e = outcome.signatureError { return refuse(e, info, notes) }
+        if let e = documentError { return refuse(e, info, notes) }
+        guard let document, let leaf = outcome.leaf, let signer = outcome.signer else {
+            return refuse(.signatureUnreadable("signer certificate not found"), info, notes)
+        }
+
+        // Identity: the certificate must be the one issued for this pass type and team.
+        if leaf.userID != document.passTypeIdentifier {
+            return refuse(.certificateMismatch(
+                "the certificate is for pass type \(PassError.quoted(leaf.userID ?? "(no UID)")), the pass says \(PassError.quoted(document.passTypeIdentifier))"),
+                info, notes)
+        }
+        if leaf.organizationalUnit != document.teamIdentifier {
+            return refuse(.certificateMismatch(
+                "the certificate belongs to team \(PassError.quoted(leaf.organizationalUnit ?? "(no OU)")), the pass says \(PassError.quoted(document.teamIdentifier))"),
+                info, notes)
+        }
+        if let e = outcome.chainError {
+            return refuse(e, info, notes, status: outcome.unanchored ? .untrusted : .invalid)
+        }
+        if signer.appleAnchor {
+            guard leaf.hasMarker, leaf.passTypeMarker == document.passTypeIdentifier else {
+                let found = leaf.hasMarker ? PassError.quoted(leaf.passTypeMarker ?? "(unreadable)") : "absent"
+                return refuse(.certificateMismatch(
+                    "Apple's pass-type extension 1.2.840.113635.100.6.1.16 of the certificate is \(found), the pass says \(PassError.quoted(document.passTypeIdentifier))"),
+                    info, notes)
+            }
+            guard leaf.hasPassbookEKU else {
+                return refuse(.certificateMismatch(
+                    "the certificate lacks Apple's pass-signing key usage 1.2.840.113635.100.4.14"), info, notes)
+            }
+        }
+        guard info?.icon != nil else {
+            let present = archive.names.filter { $0.split(separator: "/").last?.hasPrefix("icon") ?? false }
+            return refuse(present.isEmpty ? .missingIcon() : .missingIcon("no readable PNG image among \(present.joined(separator: ", "))"),
+                          info, notes)
+        }
+        if let notAfter = signer.certificateNotAfter, notAfter < Date() {
+            notes.append("The signing certificate expired on \(OpenSSL.day(notAfter)), after the pass was signed.")
+        }
+        return PassVerdict(status: .valid, error: nil, pass: info, notes: notes, sha256: sha256)
+    }
+
+    /// Opens a `.pkpasses` bundle: each `.pkpass` member verified on its own.
+    package func openBundle(_ bytes: [UInt8]) -> [BundleMember] {
+        let archive: PassArchive
+        switch PassArchive.open(bytes, limits: limits, layout: .bundle) {
+        case .success(let a): archive = a
+        case .failure(let e):
+            return [BundleMember(name: "", verdict: PassVerdict(status: .invalid, error: e, pass: nil, notes: [],
+                                                                sha256: Digest.hex(.sha256, bytes)))]
+        }
+        guard !archive.files.isEmpty else {
+            return [BundleMember(name: "", verdict: PassVerdict(
+                status: .invalid, error: .missingPassJSON("the bundle holds no .pkpass file"), pass: nil, notes: [],
+                sha256: Digest.hex(.sha256, bytes)))]
+        }
+        guard archive.files.count <= limits.maxBundleMembers else {
+            return [BundleMember(name: "", verdict: PassVerdict(
+                status: .invalid, error: .bundleTooLarge(members: archive.files.count, limit: limits.maxBundleMembers),
+                pass: nil, notes: [], sha256: Digest.hex(.sha256, bytes)))]
+        }
+        return archive.files.map { BundleMember(name: $0.name, verdict: open($0.bytes), bytes: $0.bytes) }
+    }
+
+    // MARK: - Metadata
+
+    private func describe(_ d: PassDocument, _ archive: PassArchive, notes: inout [String]) -> PassInfo {
+        var folders: [String] = []
+        for name in archive.names {
+            guard let slash = name.firstIndex(of: "/") else { continue }
+            let folder = name[..<slash]
+            if folder.hasSuffix(".lproj") {
+                let language = String(folder.dropLast(6))
+                if !folders.contains(language) { folders.append(language) }
+            }
+        }
+        let language = Localization.choose(folders, preferred: preferredLanguages)
+        var table: [String: String] = [:]
+        if let language, let bytes = archive["\(language).lproj/pass.strings"] {
+            let strings = StringsFile.parse(bytes)
+            table = strings.entries
+            if let problem = strings.problem {
+                notes.append("\(language).lproj/pass.strings could be read only in part: \(problem).")
+            }
+        }
+        let localize: (String) -> String = { table[$0] ?? $0 }
+        let render: ([PassField]) -> [PassField] = { $0.map { FieldRenderer.render($0, localize: localize) } }
+        var barcodes = d.barcodes
+        for i in barcodes.indices { barcodes[i].altText = barcodes[i].altText.map(localize) }
+        let foreground = d.foregroundColor?.hex
+
+        return PassInfo(
+            passTypeIdentifier: d.passTypeIdentifier, serialNumber: d.serialNumber, teamIdentifier: d.teamIdentifier,
+            organizationName: localize(d.organizationName), description: localize(d.description),
+            logoText: d.logoText.map(localize), kind: d.kind ?? .generic, kindName: (d.kind ?? .generic).name,
+            transitType: d.fields.transitType,
+            relevantDate: d.relevantDate?.date ?? d.relevantDates.first.flatMap { $0.date?.date ?? $0.startDate?.date },
+            relevantDates: d.relevantDates, expirationDate: d.expirationDate?.date, voided: d.voided,
+            foregroundColor: foreground, backgroundColor: d.backgroundColor?.hex,
+            labelColor: d.labelColor?.hex ?? foreground, barcodes: barcodes,
+            headerFields: render(d.fields.headerFields), primaryFields: render(d.fields.primaryFields),
+            secondaryFields: render(d.fields.secondaryFields), auxiliaryFields: render(d.fields.auxiliaryFields),
+            backFields: render(d.fields.backFields), additionalInfoFields: render(d.fields.additionalInfoFields),
+            webServiceURL: d.webServiceURL, canUpdate: d.webServiceURL != nil && d.authenticationToken != nil,
+            signer: nil, icon: icon(archive, language: language), language: language, languages: folders.sorted(),
+            document: d)
+    }
+
+    /// The chosen language's icon if it has one (localized images replace the root ones), else the
+    /// root's; in each the sharpest readable PNG: @3x, then @2x, then 1x.
+    private func icon(_ archive: PassArchive, language: String?) -> PassImage? {
+        for folder in [language.map { "\($0).lproj/" }, ""].compactMap({ $0 }) {
+            for name in ["icon@3x.png", "icon@2x.png", "icon.png"] {
+                let path = folder + name
+                if let bytes = archive[path], let size = PassImage.pngSize(bytes) {
+                    return PassImage(file: path, width: size.width, height: size.height, bytes: bytes)
+                }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,246 @@
+import COpenSSL
+import Foundation
+import Synchronization
+
+/// A trust store that could not be loaded: which file or folder, and why.
+package struct TrustStoreError: Error, Equatable, CustomStringConvertible {
+    package var path: String
+    package var reason: String
+    package var description: String { "\(path): \(reason)" }
+}
+
+/// The certificates passes are verified against: roots (anchors) and intermediates side by side in
+/// one OpenSSL `X509_STORE`, built once and shared by every verification (building it per pass would
+/// dominate the cost of opening one). Intermediates must sit in the store: Wallet passes often omit
+/// them or carry the wrong generation, and OpenSSL 3.0 does not complete those chains from
+/// certificates passed only as untrusted extras.
+///
+/// Anchors whose SHA-256 fingerprint is one of Apple's roots get Apple's pass-signing rules on the
+/// signer (marker extension 1.2.840.113635.100.6.1.16 and the Passbook EKU); other anchors the user
+/// added only get the identity rules (UID = passTypeIdentifier, OU = teamIdentifier).
+package final class TrustStore: @unchecked Sendable {
+    // Immutable after init; OpenSSL's X509_STORE is safe for concurrent verification.
+    let store: OpaquePointer
+    private let applePolicyAnchors: [OpaquePointer]
+    /// Apple's card-issuer marker extension and Passbook signing EKU, parsed once.
+    let markerOID: OpaquePointer
+    let passbookEKU: OpaquePointer
+    /// Decoded certificates seen in signatures, by DER (see `CMSCertificates`). Bounded: emptied
+    /// when it reaches `certificateCacheLimit`, so hostile input cannot grow it without end.
+    private let certificateCache = Mutex<[CertificateKey: CachedCertificate]>([:])
+    static let certificateCacheLimit = 256
+    /// Certificates loaded, and the files they came from.
+    package let certificateCount: Int
+    package let files: [String]
+
+    /// Apple Root CA, Apple Root CA - G2, Apple Root CA - G3 (corpus/apple-ca/README.md).
+    package static let appleRootFingerprints: Set<String> = [
+        "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024",
+        "c2b9b042dd57830e7d117dac55ac8ae19407d38e41d88f3215bc3a890444a050",
+        "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179",
+    ]
+
+    private init(store: OpaquePointer, applePolicyAnchors: [OpaquePointer], count: Int, files: [String]) {
+        self.store = store
+        self.applePolicyAnchors = applePolicyAnchors
+        self.certificateCount = count
+        self.files = files
+        // Both are well-formed numeric OIDs: OBJ_txt2obj fails only when out of memory.
+        markerOID = OBJ_txt2obj("1.2.840.113635.100.6.1.16", 1)!
+        passbookEKU = OBJ_txt2obj("1.2.840.113635.100.4.14", 1)!
+    }
+
+    deinit {
+        ASN1_OBJECT_free(markerOID)
+        ASN1_OBJECT_free(passbookEKU)
+        for cert in applePolicyAnchors { X509_free(cert) }
+        X509_STORE_free(store)
+    }
+
+    /// Loads every certificate file (`.pem`, `.crt`, `.cer`, `.der`; PEM or DER) in the given folders
+    /// (a path may also name one file). A folder that is missing or a file that holds no certificate
+    /// is an error naming it.
+    package static func load(directories: [String]) throws -> TrustStore {
+        try load(directories: directories, applePolicyFingerprints: appleRootFingerprints)
+    }
+
+    /// `applePolicyFingerprints`: anchors (SHA-256, lowercase hex) that get Apple's pass-signing rules.
+    /// Tests use it to hold the test CA to Apple's rules.
+    static func load(directories: [String], applePolicyFingerprints: Set<String>) throws -> TrustStore {
+        guard let store = X509_STORE_new() else { throw TrustStoreError(path: "", reason: "out of memory") }
+        var apple: [OpaquePointer] = []
+        var count = 0
+        var loaded: [String] = []
+        do {
+            for directory in directories {
+                for file in try certificateFiles(directory) {
+                    let certs = try readCertificates(file)
+                    for cert in certs {
+                        defer { X509_free(cert) }
+                        guard X509_STORE_add_cert(store, cert) == 1 else {
+                            throw TrustStoreError(path: file, reason: OpenSSL.drainErrors())
+                        }
+                        count += 1
+                        if X509_check_issued(cert, cert) == X509_V_OK,
+                           applePolicyFingerprints.contains(OpenSSL.sha256Fingerprint(cert)) {
+                            X509_up_ref(cert)
+                            apple.append(cert)
+                        }
+                    }
+                    loaded.append(file)
+                }
+            }
+        } catch {
+            for cert in apple { X509_free(cert) }
+            X509_STORE_free(store)
+            throw error
+        }
+        return TrustStore(store: store, applePolicyAnchors: apple, count: count, files: loaded)
+    }
+
+    /// Decoded certificates for DER encodings, from the cache or freshly decoded; each returned
+    /// pointer carries its own reference (free with X509_free). Nil if one does not decode.
+    func certificates(_ ders: [ArraySlice<UInt8>]) -> [OpaquePointer]? {
+        var result: [OpaquePointer] = []
+        for slice in ders {
+            let der = CertificateKey(Array(slice))
+            if let cached = certificateCache.withLock({ $0[der] }) {
+                X509_up_ref(cached.x509)
+                result.append(cached.x509)
+                continue
+            }
+            // d2i_X509 reads at most raw.count bytes and copies what it keeps.
+            let decoded: OpaquePointer? = slice.withUnsafeBytes { raw in
+                var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                return d2i_X509(nil, &p, raw.count)
+            }
+            guard let decoded else {
+                for cert in result { X509_free(cert) }
+                return nil
+            }
+            let entry = CachedCertificate(decoded)
+            certificateCache.withLock { cache in
+                if cache.count >= Self.certificateCacheLimit { cache.removeAll() }
+                cache[der] = entry
+            }
+            X509_up_ref(decoded)
+            result.append(decoded)
+        }
+        return result
+    }
+
+    /// Whether `cert` (the top of a verified chain) is an anchor that gets Apple's rules.
+    func isApplePolicyAnchor(_ cert: OpaquePointer) -> Bool {
+        applePolicyAnchors.contains { X509_cmp($0, cert) == 0 }
+    }
+
+    private static let certificateExtensions: Set<String> = ["pem", "crt", "cer", "der"]
+
+    private static func certificateFiles(_ path: String) throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw TrustStoreError(path: path, reason: "no such file or folder")
+        }
+        guard isDirectory.boolValue else { return [path] }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw TrustStoreError(path: path, reason: "cannot be read (\(error.localizedDescription))")
+        }
+        return names.sorted()
+            .filter { !$0.hasPrefix(".") && certificateExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .map { (path as NSString).appendingPathComponent($0) }
+    }
+
+    /// Every certificate in a PEM file, or the one in a DER file; owned references.
+    private static func readCertificates(_ file: String) throws -> [OpaquePointer] {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw TrustStoreError(path: file, reason: "cannot be read")
+        }
+        let bytes = [UInt8](data)
+        ERR_clear_error()
+        var certs: [OpaquePointer] = []
+        if bytes.starts(with: Array("-----BEGIN".utf8)) || String(decoding: bytes.prefix(4096), as: UTF8.self).contains("-----BEGIN") {
+            bytes.withUnsafeBytes { raw in
+                // The memory BIO reads `raw` in place; it is freed before the closure returns.
+                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return }
+                defer { BIO_free(bio) }
+                while let cert = PEM_read_bio_X509(bio, nil, nil, nil) { certs.append(cert) }
+            }
+            ERR_clear_error()  // PEM_read_bio_X509 ends with a "no start line" error at EOF
+        } else {
+            bytes.withUnsafeBytes { raw in
+                // d2i_X509 reads at most raw.count bytes and copies what it keeps.
+                var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                if let cert = d2i_X509(nil, &p, raw.count) { certs.append(cert) }
+            }
+        }
+        guard !certs.isEmpty else {
+            throw TrustStoreError(path: file, reason: "holds no certificate (PEM or DER): \(OpenSSL.drainErrors())")
+        }
+        return certs
+    }
+
+    // MARK: - Where the shipped anchors live
+
+    /// The folder of shipped anchors (Apple roots + WWDR intermediates), first that exists of:
+    /// `$PASSCONDUIT_TRUST_DIR`; `<exe>/../share/passconduit/trust` (an install prefix);
+    /// `<exe dir>/trust`; `Config/trust` of the source tree the executable was built in (walking up
+    /// from the executable to a folder holding Package.swift).
+    package static func shippedDirectory() -> String? {
+        shippedDirectory(environment: ProcessInfo.processInfo.environment, executable: executablePath())
+    }
+
+    static func shippedDirectory(environment: [String: String], executable: String?) -> String? {
+        let fm = FileManager.default
+        func usable(_ path: String) -> Bool {
+            var isDirectory: ObjCBool = false
+            return fm.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+        if let dir = environment["PASSCONDUIT_TRUST_DIR"], !dir.isEmpty { return usable(dir) ? dir : nil }
+        guard let executable else { return nil }
+        let exeDir = (executable as NSString).deletingLastPathComponent
+        let prefix = ((exeDir as NSString).deletingLastPathComponent as NSString)
+        let candidates = [prefix.appendingPathComponent("share/passconduit/trust"),
+                          (exeDir as NSString).appendingPathComponent("trust")]
+        if let found = candidates.first(where: usable) { return found }
+        var dir = exeDir
+        while dir != "/" && !dir.isEmpty {
+            if fm.fileExists(atPath: (dir as NSString).appendingPathComponent("Package.swift")) {
+                let trust = (dir as NSString).appendingPathComponent("Config/trust")
+                return usable(trust) ? trust : nil
+            }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    private static func executablePath() -> String? {
+        if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return link }
+        return Bundle.main.executablePath ?? CommandLine.arguments.first
+    }
+}
+
+/// Owns one reference to a decoded certificate in the cache.
+final class CachedCertificate: @unchecked Sendable {
+    // Immutable after init; OpenSSL's X509 is safe to share between threads once decoded.
+    let x509: OpaquePointer
+    init(_ x509: OpaquePointer) { self.x509 = x509 }
+    deinit { X509_free(x509) }
+}
+
+/// A certificate's DER as a dictionary key. Hashes the length and the last 32 bytes (inside the
+/// signature value, which differs between certificates) instead of all ~1.5 KB; equality still
+/// compares every byte.
+struct CertificateKey: Hashable {
+    let der: [UInt8]
+    init(_ der: [UInt8]) { self.der = der }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(der.count)
+        der.suffix(32).withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (a: CertificateKey, b: CertificateKey) -> Bool { a.der == b.der }
+}

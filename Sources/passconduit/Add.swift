@@ -1,0 +1,225 @@
+import ArgumentParser
+import Conduit
+import Foundation
+import PassStore
+import WalletPass
+
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add passes to your library, after showing each one and asking.",
+        discussion: """
+        The add flow shows each pass found in the inputs and asks "Add to your library? [y/N]". \
+        A pass already in the library is left alone; a newer version of one is offered as an \
+        update with the changed fields listed; an older version, an invalid pass, or (without \
+        --allow-untrusted) a pass signed by someone your trust store does not know is not added.
+
+        Without a terminal to ask on, nothing is added unless --yes is given.
+        --offer and --offers accept passes the delivery filter staged (see "passconduit offers").
+
+        Exit status: 0 when every pass was added, updated, already there or declined; 65 when a \
+        pass was refused; 64 when a question could not be asked (no terminal, no --yes); 1 when \
+        the inputs held no pass; 66/74 as for scan.
+
+        Examples:
+          passconduit add ticket.eml
+          passconduit add --yes boarding.pkpass
+          passconduit add --offers
+          passconduit add --offer 3 --offer 4
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .shortAndLong, help: "Add without asking.")
+    var yes = false
+
+    @Flag(name: .long, help: "Also add passes whose signer your trust store does not know.")
+    var allowUntrusted = false
+
+    @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Accept staged offers by number.", valueName: "id"))
+    var offer: [Int64] = []
+
+    @Flag(name: .long, help: "Review every pending offer, one by one.")
+    var offers = false
+
+    @Argument(help: ArgumentHelp("Messages, mailboxes, Maildir folders, passes; - for standard input.", valueName: "path"))
+    var paths: [String] = []
+
+    func validate() throws {
+        if (!offer.isEmpty || offers) && !paths.isEmpty {
+            throw ValidationError("Give either inputs or --offer/--offers, not both.")
+        }
+        if paths.isEmpty && offer.isEmpty && !offers && isatty(0) == 1 {
+            throw ValidationError("Name messages, mailboxes or passes to add, or pipe one in (\"-\" reads standard input).")
+        }
+    }
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            let library = try context.library()
+            var flow = AddSession(context: context, library: library, yes: yes, allowUntrusted: allowUntrusted)
+            if offers || !offer.isEmpty {
+                return try flow.reviewOffers(offers ? nil : offer)
+            }
+            return try flow.addFromInputs(paths.isEmpty ? ["-"] : paths)
+        }
+    }
+}
+
+/// One run of the add flow: shows, asks, adds, and keeps the worst outcome for the exit status.
+struct AddSession {
+    let context: Context
+    let library: PassLibrary
+    let yes: Bool
+    let allowUntrusted: Bool
+    let prompt = Prompt()
+    var card: PassCard { PassCard(terminal: context.terminal) }
+    var shown = 0
+    var refused = false
+    var unasked = false
+
+    init(context: Context, library: PassLibrary, yes: Bool, allowUntrusted: Bool) {
+        self.context = context
+        self.library = library
+        self.yes = yes
+        self.allowUntrusted = allowUntrusted
+    }
+
+    mutating func addFromInputs(_ paths: [String]) throws -> ExitStatus {
+        let scanner = try context.scanner(library: library)
+        let inputs = InputScanner(scanner: scanner)
+        var found: [FoundPass] = []
+        var problems: [InputProblem] = []
+        for path in paths {
+            inputs.scan(path) { event in
+                switch event {
+                case .found(let pass): found.append(pass)
+                case .problem(let problem):
+                    problems.append(problem)
+                    Terminal.warn(problem.description)
+                case .progress: break
+                }
+            }
+        }
+        // Bundles and mailboxes can carry the same pass twice; offer it once.
+        var seen = Set<String>()
+        for pass in found where seen.insert(pass.verdict.sha256).inserted {
+            try handle(pass, offerID: nil)
+        }
+        return outcome(nothingFound: found.isEmpty, problems: problems)
+    }
+
+    mutating func reviewOffers(_ ids: [Int64]?) throws -> ExitStatus {
+        let opener = try context.opener()
+        let pending = try guarded { try library.offers() }
+        let chosen: [Offer]
+        if let ids {
+            var list: [Offer] = []
+            for id in ids {
+                guard let offer = pending.first(where: { $0.offerID == id }) else {
+                    throw CLIError("there is no pending offer \(id) (see: passconduit offers)", status: .noInput)
+                }
+                list.append(offer)
+            }
+            chosen = list
+        } else {
+            chosen = pending
+            if chosen.isEmpty { print("No pending offers.") }
+        }
+        for offer in chosen {
+            let bytes = try guarded { try library.offerBytes(offer.offerID) }
+            let verdict = opener.open(bytes)
+            var source = PassSourceInfo(input: "offer \(offer.offerID)")
+            source.messageID = offer.source?.messageID
+            source.subject = offer.source?.subject
+            let record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
+            let state = record.flatMap { try? library.contains($0) }
+            try handle(FoundPass(source: source, verdict: verdict, library: state, record: record), offerID: offer.offerID)
+        }
+        return outcome(nothingFound: false, problems: [])
+    }
+
+    mutating func handle(_ found: FoundPass, offerID: Int64?) throws {
+        if shown > 0 { print("") }
+        shown += 1
+        print(card.render(found, details: true))
+        switch AddDecision.of(found, allowUntrusted: allowUntrusted) {
+        case .refuse(let message, _):
+            print(message)
+            refused = true
+        case .alreadyContained:
+            print("Already in your library.")
+            if let offerID { try guarded { try library.declineOffer(offerID) } }
+        case .add:
+            guard let record = found.record, try ask("Add to your library?") else { return }
+            if let offerID {
+                _ = try guarded { try library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
+            } else {
+                _ = try guarded { try library.add(record, allowUntrusted: allowUntrusted) }
+            }
+            print(context.terminal.green("Added") + " to your library.")
+        case .update:
+            guard let record = found.record else { return }
+            let stored = try guarded { try library.pass(record.id) }
+            let changes = FieldDiff.changes(from: stored?.fields ?? [], to: record.fields)
+            printChanges(changes)
+            guard try ask("Update the pass in your library?") else { return }
+            if let offerID {
+                _ = try guarded { try library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
+            } else {
+                _ = try guarded { try library.replace(with: record, allowUntrusted: allowUntrusted) }
+            }
+            print(context.terminal.green("Updated") + " in your library.")
+        }
+    }
+
+    func printChanges(_ changes: [FieldChange]) {
+        if changes.isEmpty {
+            print("This update changes no field you can see.")
+            return
+        }
+        print("This update changes:")
+        for change in changes {
+            let name = change.label.map { $0.isEmpty ? change.key : $0 } ?? change.key
+            if let message = change.message {
+                print("  • \(message)")
+            } else if let new = change.newValue {
+                print("  • \(name): \(change.oldValue ?? "(none)") → \(new)")
+            } else {
+                print("  • \(name) removed (was \(change.oldValue ?? ""))")
+            }
+        }
+    }
+
+    /// Asks, or says why it cannot.
+    mutating func ask(_ question: String) throws -> Bool {
+        if yes { return true }
+        guard prompt.isInteractive else {
+            print("Not added: there is no terminal to ask on. Run again with --yes to add without asking.")
+            unasked = true
+            return false
+        }
+        let answer = prompt.confirm(question)
+        if !answer { print("Not added.") }
+        return answer
+    }
+
+    func outcome(nothingFound: Bool, problems: [InputProblem]) -> ExitStatus {
+        if nothingFound {
+            let status = ScanOutcome.status(problems: problems)
+            if status == .noPassFound { Terminal.warn("no pass found") }
+            return status
+        }
+        if unasked { return .usage }
+        if refused { return .dataError }
+        return .success
+    }
+
+    func guarded<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as LibraryError {
+            throw CLIError(error.description, status: error.kind == .refused ? .dataError : .ioError)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Conduit
+
+/// A command failure: printed as one "passconduit: …" line, then the process exits with `status`.
+struct CLIError: Error {
+    var message: String
+    var status: ExitStatus
+
+    init(_ message: String, status: ExitStatus) {
+        self.message = message
+        self.status = status
+    }
+}
+
+extension ParsableCommand {
+    /// Runs a command body, turning `CLIError` into its line and exit status.
+    static func exiting(_ body: () throws -> ExitStatus) throws {
+        let status: ExitStatus
+        do {
+            status = try body()
+        } catch let error as CLIError {
+            Terminal.warn(error.message)
+            throw ExitCode(error.status.rawValue)
+        }
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+}

@@ -1,0 +1,64 @@
+import Conduit
+import Foundation
+import PassStore
+import WalletPass
+
+/// Everything a command needs, built once from the global options and the config file:
+/// the trust store, the pass opener, the library, the scanner.
+struct Context {
+    let options: GlobalOptions
+    let config: Config
+    let terminal: Terminal
+    let environment: [String: String]
+
+    init(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        self.options = options
+        self.environment = environment
+        terminal = Terminal(options: options, environment: environment)
+        do {
+            config = try Config.load(explicitPath: options.config, environment: environment)
+        } catch {
+            throw CLIError("\(error)", status: .configError)
+        }
+    }
+
+    var setup: ConduitSetup {
+        ConduitSetup(config: config, environment: environment, libraryOverride: options.library,
+                     extraTrust: options.trust, languageOverride: options.lang)
+    }
+
+    var limits: Limits { config.limits }
+
+    func opener() throws -> PassOpener {
+        do {
+            return try setup.opener()
+        } catch {
+            throw CLIError("\(error)", status: .noInput)
+        }
+    }
+
+    var libraryPath: String { setup.libraryPath }
+
+    func library() throws -> PassLibrary {
+        do {
+            return try PassLibrary(path: libraryPath)
+        } catch {
+            throw CLIError("\(error)", status: .cannotCreate)
+        }
+    }
+
+    func scanner(library: PassLibrary?) throws -> PassScanner {
+        let sniffer = setup.sniffer()
+        if sniffer == nil && options.verbose { Terminal.warn("content detection without libmagic (it could not start)") }
+        return PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer)
+    }
+
+    /// Resolves "type/serial" or a short SHA-256 prefix to a pass in the library.
+    func resolve(_ text: String, in library: PassLibrary) throws -> PassID {
+        do {
+            return try library.resolve(text)
+        } catch let error as LibraryError {
+            throw CLIError(error.description, status: error.kind == .ambiguousID ? .usage : .noInput)
+        }
+    }
+}

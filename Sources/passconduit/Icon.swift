@@ -1,0 +1,37 @@
+import ArgumentParser
+import Conduit
+import Foundation
+
+struct Icon: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a pass's icon as a PNG file.",
+        discussion: """
+        The largest icon the pass carries (icon@3x.png, icon@2x.png, icon.png), localized when the \
+        pass has one for your language.
+
+        Example:
+          passconduit icon 3fa2c1 -o ticket-icon.png
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Argument(help: "The pass: type/serial or a SHA-256 prefix.")
+    var id: String
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            let library = try context.library()
+            let passID = try context.resolve(id, in: library)
+            let bytes = try LibraryCall.run { try library.export(passID) }
+            guard let icon = try context.opener().open(bytes).pass?.icon else {
+                throw CLIError("\(passID): the pass has no icon", status: .dataError)
+            }
+            try OutputFile.write(icon.bytes, to: output, what: "icon")
+            return .success
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Conduit
+import Foundation
+import PassStore
+
+struct Log: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the library's change log; --follow waits for more.",
+        discussion: """
+        Every add, replace, remove, revert, offer and decline gets a sequence number that only \
+        grows. A program can remember the last number it saw and ask for what came after it \
+        (--after N), or keep following (--follow), as PassKit's change notification does.
+
+        Examples:
+          passconduit log
+          passconduit log --json --follow --after 41
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("Only changes after this sequence number.", valueName: "n"))
+    var after: Int64 = 0
+
+    @Flag(name: .shortAndLong, help: "Keep running and print changes as they happen.")
+    var follow = false
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            let library = try context.library()
+            var last = after
+            repeat {
+                let entries = try LibraryCall.run { try library.changes(after: last) }
+                for entry in entries {
+                    print(global.json ? Self.json(entry).line : Self.line(entry, terminal: context.terminal))
+                    last = max(last, entry.sequence)
+                }
+                fflush(nil)
+                if follow && entries.isEmpty { usleep(500_000) }
+            } while follow
+            return .success
+        }
+    }
+
+    static func line(_ entry: ChangeEntry, terminal: Terminal) -> String {
+        var text = "\(entry.sequence)  \(DateText.iso(entry.at))  \(entry.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(entry.passID)"
+        if let sha = entry.sha256 { text += "  " + terminal.dim(String(sha.prefix(12))) }
+        return text
+    }
+
+    static func json(_ entry: ChangeEntry) -> JSONOutput {
+        .object([
+            ("schema", .int(FoundPassJSON.schema)),
+            ("sequence", .int(entry.sequence)),
+            ("kind", .string(entry.kind.rawValue)),
+            ("id", .string(entry.passID.description)),
+            ("sha256", .string(entry.sha256)),
+            ("at", .date(entry.at)),
+        ])
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Conduit
+import Foundation
+import PassStore
+
+struct Offers: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the passes the delivery filter staged for you.",
+        discussion: """
+        The delivery filter ("passconduit filter") never adds a new pass by itself: it stages an \
+        offer. Accept offers with "passconduit add --offer ID" (or review them all with \
+        "passconduit add --offers"); decline one with --decline ID.
+
+        Examples:
+          passconduit offers
+          passconduit offers --decline 3
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("Decline (drop) the offer with this number; repeatable.", valueName: "id"))
+    var decline: [Int64] = []
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            let library = try context.library()
+            let terminal = context.terminal
+            if !decline.isEmpty {
+                for id in decline {
+                    try LibraryCall.run { try library.declineOffer(id) }
+                    print("Declined offer \(id).")
+                }
+                return .success
+            }
+            let offers = try LibraryCall.run { try library.offers() }
+            for offer in offers {
+                if global.json {
+                    print(Self.json(offer).line)
+                    continue
+                }
+                var line = terminal.bold("#\(offer.offerID)") + "  \(offer.organizationName) · \(offer.description)"
+                if offer.status != "valid" { line += "  " + terminal.yellow("[\(offer.status)]") }
+                print(line)
+                var from = "  " + terminal.dim("staged \(DateText.human(offer.createdAt))")
+                if let subject = offer.source?.subject { from += terminal.dim(" from \"\(subject)\"") }
+                print(from)
+            }
+            if offers.isEmpty && !global.json { print("No pending offers.") }
+            return .success
+        }
+    }
+
+    static func json(_ offer: Offer) -> JSONOutput {
+        .object([
+            ("schema", .int(FoundPassJSON.schema)),
+            ("offer", .int(offer.offerID)),
+            ("id", .string(offer.passID.description)),
+            ("status", .string(offer.status)),
+            ("organizationName", .string(offer.organizationName)),
+            ("description", .string(offer.description)),
+            ("kind", .string(offer.kind)),
+            ("source", offer.source.map {
+                .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)), ("file", .string($0.file))])
+            } ?? .null),
+            ("createdAt", .date(offer.createdAt)),
+            ("sha256", .string(offer.sha256)),
+        ])
+    }
+}

@@ -1,0 +1,101 @@
+import Conduit
+import Foundation
+import PassStore
+import WalletPass
+
+/// The compact card a person sees for a pass: what it is, whether it can be trusted, what the
+/// library knows, and where it was found. `details` adds the fields, barcode text, signer and
+/// notes (the add flow and --verbose).
+struct PassCard {
+    let terminal: Terminal
+
+    func render(_ found: FoundPass, details: Bool) -> String {
+        let verdict = found.verdict
+        var lines: [String] = []
+        if let pass = verdict.pass {
+            lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
+            if !pass.description.isEmpty { lines.append("  " + pass.description) }
+            if let date = pass.relevantDate { lines.append(row("When", DateText.human(date))) }
+            if let expiry = pass.expirationDate { lines.append(row("Expires", DateText.human(expiry))) }
+            if pass.voided { lines.append(row("Voided", "yes, the issuer has voided this pass")) }
+        } else {
+            lines.append(terminal.bold("Not a readable pass" + (found.source.filename.map { " · \($0)" } ?? "")))
+        }
+        lines.append(row("Status", status(verdict)))
+        if let state = found.library { lines.append(row("Library", libraryText(state))) }
+        lines.append(row("Found in", whereText(found.source)))
+        if details, let pass = verdict.pass {
+            lines += fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
+            if let barcode = pass.barcodes.first {
+                lines.append(row("Barcode", barcode.altText ?? barcode.message))
+            }
+            if let signer = pass.signer {
+                var text = signer.commonName ?? signer.subject
+                if let time = signer.signingTime { text += ", signed \(DateText.human(time))" }
+                lines.append(row("Signed by", text))
+            }
+        }
+        if details || terminal.verbose {
+            for note in verdict.notes { lines.append(row("Note", note)) }
+        }
+        if terminal.verbose {
+            if let error = verdict.error { lines.append(row("Detail", "\(error.code.rawValue): \(error.detail)")) }
+            if let pass = verdict.pass { lines.append(row("ID", "\(pass.passTypeIdentifier)/\(pass.serialNumber)")) }
+            lines.append(row("SHA-256", verdict.sha256))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func row(_ label: String, _ value: String) -> String {
+        "  " + terminal.dim(label.padding(toLength: 11, withPad: " ", startingAt: 0)) + " " + value
+    }
+
+    func status(_ verdict: PassVerdict) -> String {
+        switch verdict.status {
+        case .valid: return terminal.green("valid")
+        case .untrusted: return terminal.yellow("untrusted") + (verdict.error.map { ": \($0.message)" } ?? "")
+        case .invalid: return terminal.red("invalid") + (verdict.error.map { ": \($0.message)" } ?? "")
+        }
+    }
+
+    func libraryText(_ state: LibraryState) -> String {
+        switch state {
+        case .new: return "new, not in your library yet"
+        case .contained: return "already in your library"
+        case .update: return terminal.yellow("update") + ", a newer version of a pass in your library"
+        case .stale: return "older than the version in your library"
+        }
+    }
+
+    func whereText(_ source: PassSourceInfo) -> String {
+        var parts = [source.input == "-" ? "standard input" : source.input]
+        if let message = source.message, source.messagePath == nil { parts.append("message \(message)") }
+        if let path = source.messagePath { parts.append(path) }
+        if let part = source.part { parts.append("part \(part)") }
+        if let name = source.filename { parts.append("\"\(name)\"") }
+        if let member = source.member { parts.append("member \"\(member)\"") }
+        var text = parts.joined(separator: ", ")
+        if let subject = source.subject, !subject.isEmpty { text += " (\(subject))" }
+        return text
+    }
+
+    func fieldLines(_ fields: [PassField]) -> [String] {
+        fields.compactMap { field in
+            guard !field.value.isEmpty else { return nil }
+            return row(field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key, field.value)
+        }
+    }
+
+    /// One line for a stored pass in `list`.
+    func listLine(_ pass: StoredPass, now: Date = Date()) -> String {
+        var marks: [String] = []
+        if pass.voided { marks.append("voided") }
+        if let expiry = pass.expirationDate, expiry < now { marks.append("expired") }
+        if pass.status == "untrusted" { marks.append("untrusted") }
+        let date = pass.relevantDate.map { DateText.human($0) } ?? "-"
+        var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(date.padding(toLength: 22, withPad: " ", startingAt: 0))  "
+        line += terminal.bold(pass.organizationName) + " · " + pass.description
+        if !marks.isEmpty { line += "  " + terminal.yellow("[" + marks.joined(separator: ", ") + "]") }
+        return line
+    }
+}

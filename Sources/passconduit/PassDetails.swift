@@ -1,0 +1,68 @@
+import Conduit
+import Foundation
+import PassStore
+import WalletPass
+
+/// `show`: every field by section (back fields too), barcodes, dates, signer, source, library times.
+struct PassDetails {
+    let terminal: Terminal
+
+    func render(_ stored: StoredPass, verdict: PassVerdict) -> String {
+        let card = PassCard(terminal: terminal)
+        var lines: [String] = []
+        guard let pass = verdict.pass else {
+            return "\(stored.id): the stored pass can no longer be read"
+        }
+        lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
+        lines.append("  " + pass.description)
+        if let logo = pass.logoText, !logo.isEmpty, logo != pass.organizationName { lines.append(card.row("Logo text", logo)) }
+        if let date = pass.relevantDate { lines.append(card.row("When", DateText.human(date))) }
+        if let expiry = pass.expirationDate {
+            lines.append(card.row("Expires", DateText.human(expiry) + (expiry < Date() ? " (expired)" : "")))
+        }
+        if pass.voided { lines.append(card.row("Voided", "yes")) }
+        if let transit = pass.transitType { lines.append(card.row("Transit", transit)) }
+        lines.append(card.row("Status", card.status(verdict)))
+        let sections: [(String, [PassField])] = [
+            ("Header", pass.headerFields), ("Primary", pass.primaryFields), ("Secondary", pass.secondaryFields),
+            ("Auxiliary", pass.auxiliaryFields), ("Back", pass.backFields),
+        ]
+        for (name, fields) in sections where !fields.isEmpty {
+            lines.append("")
+            lines.append(terminal.bold(name + " fields"))
+            for field in fields {
+                let label = field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key
+                lines.append("  " + terminal.dim(label) + " [\(field.key)]")
+                for valueLine in field.value.split(separator: "\n", omittingEmptySubsequences: false) {
+                    lines.append("    " + valueLine)
+                }
+            }
+        }
+        if !pass.barcodes.isEmpty {
+            lines.append("")
+            lines.append(terminal.bold("Barcodes"))
+            for barcode in pass.barcodes {
+                var text = "  \(barcode.format): \(barcode.message)"
+                if let alt = barcode.altText { text += " (\(alt))" }
+                lines.append(text)
+            }
+        }
+        lines.append("")
+        lines.append(card.row("ID", stored.id.description))
+        lines.append(card.row("Team", stored.teamIdentifier))
+        if let signer = pass.signer {
+            lines.append(card.row("Signed by", signer.subject))
+            if let time = signer.signingTime { lines.append(card.row("Signed", DateText.human(time))) }
+        }
+        for note in verdict.notes { lines.append(card.row("Note", note)) }
+        if let source = stored.source {
+            var from = source.subject.map { "\"\($0)\"" } ?? source.file ?? "-"
+            if let id = source.messageID { from += " \(id)" }
+            lines.append(card.row("From", from))
+        }
+        lines.append(card.row("Added", DateText.human(stored.addedAt)))
+        if stored.updatedAt != stored.addedAt { lines.append(card.row("Updated", DateText.human(stored.updatedAt))) }
+        lines.append(card.row("SHA-256", stored.sha256))
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// "inbox.mbox: 12 000 messages, 830 MB" on stderr, redrawn in place, for large inputs only
+/// (after 2 seconds or 50 MB) and only when stderr is a terminal. Cleared before other output.
+final class ProgressLine {
+    private let enabled: Bool
+    private let started = Date()
+    private var shown = false
+    private var lastDraw = Date.distantPast
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func update(input: String, messages: Int, bytes: Int) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(started) >= 2 || bytes >= 50_000_000 else { return }
+        guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
+        lastDraw = now
+        let megabytes = Double(bytes) / 1_000_000
+        let text = "\(input): \(messages) messages, \(String(format: "%.1f", megabytes)) MB"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+        shown = true
+    }
+
+    func clear() {
+        guard shown else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shown = false
+    }
+}

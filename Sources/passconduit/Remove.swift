@@ -1,0 +1,50 @@
+import ArgumentParser
+import Conduit
+import Foundation
+import PassStore
+
+struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove a pass from your library (asks first).",
+        discussion: """
+        Nothing is ever removed except by this command. Without a terminal to ask on, --yes is needed.
+
+        Examples:
+          passconduit remove 3fa2c1
+          passconduit remove --yes pass.org.example.event/EVT-1
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .shortAndLong, help: "Remove without asking.")
+    var yes = false
+
+    @Argument(help: "The pass: type/serial or a SHA-256 prefix.")
+    var id: String
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            let library = try context.library()
+            let passID = try context.resolve(id, in: library)
+            guard let stored = try LibraryCall.run({ try library.pass(passID) }) else {
+                throw CLIError("\(id): no such pass in your library", status: .noInput)
+            }
+            let terminal = context.terminal
+            print(terminal.bold("\(stored.organizationName) · \(stored.description)") + "  " + terminal.dim(stored.id.description))
+            if !yes {
+                let prompt = Prompt()
+                guard prompt.isInteractive else {
+                    throw CLIError("not removed: there is no terminal to ask on; run again with --yes", status: .usage)
+                }
+                guard prompt.confirm("Remove this pass from your library?") else {
+                    print("Not removed.")
+                    return .success
+                }
+            }
+            try LibraryCall.run { try library.remove(passID) }
+            print("Removed.")
+            return .success
+        }
+    }
+}

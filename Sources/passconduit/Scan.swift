@@ -1,0 +1,97 @@
+import ArgumentParser
+import Conduit
+import Foundation
+import PassStore
+
+struct Scan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find Wallet passes in messages, mailboxes, Maildir folders or pass files.",
+        discussion: """
+        Each input may be a message (.eml), an mbox file, a Maildir folder, a .pkpass or a \
+        .pkpasses bundle; its kind is found from its content, not its name. "-" or no input \
+        reads standard input. Every pass found is reported with where it was, how it was \
+        recognised, whether it can be trusted, and whether it is already in your library.
+
+        An input that cannot be read gets one line on standard error and the scan goes on.
+
+        Exit status: 0 if any pass was found; 1 if none was found; when none was found and an \
+        input failed: 74 if reading one failed midway (I/O error), 65 if one held data that is \
+        neither mail nor a pass, else 66 (missing or unreadable input).
+
+        Examples:
+          passconduit scan ticket.eml
+          passconduit scan ~/Mail/inbox.mbox ~/Maildir
+          passconduit scan --json - < message.eml
+          passconduit scan --trust Samples/ca/trust Samples/messages/type.eml
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("Messages, mbox files, Maildir folders, passes; - for standard input.", valueName: "path"))
+    var paths: [String] = []
+
+    func validate() throws {
+        if paths.isEmpty && isatty(0) == 1 {
+            throw ValidationError("Name messages, mailboxes or passes to scan, or pipe one in (\"-\" reads standard input).")
+        }
+    }
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            let library: PassLibrary? = openLibraryIfPossible(context)
+            let scanner = try context.scanner(library: library)
+            let inputs = InputScanner(scanner: scanner)
+            let card = PassCard(terminal: context.terminal)
+            let progress = ProgressLine(enabled: Terminal.stderrIsTerminal && !global.json)
+            var found = 0
+            var problems: [InputProblem] = []
+            for path in paths.isEmpty ? ["-"] : paths {
+                inputs.scan(path) { event in
+                    switch event {
+                    case .found(let pass):
+                        progress.clear()
+                        found += 1
+                        if global.json {
+                            print(FoundPassJSON.object(pass).line)
+                        } else {
+                            if found > 1 { print("") }
+                            print(card.render(pass, details: global.verbose))
+                        }
+                        fflush(nil)
+                    case .problem(let problem):
+                        progress.clear()
+                        problems.append(problem)
+                        Terminal.warn(problem.description)
+                    case .progress(let input, let messages, let bytes):
+                        progress.update(input: input, messages: messages, bytes: bytes)
+                    }
+                }
+            }
+            progress.clear()
+            if found > 0 { return .success }
+            return ScanOutcome.status(problems: problems)
+        }
+    }
+
+    func openLibraryIfPossible(_ context: Context) -> PassLibrary? {
+        do {
+            return try context.library()
+        } catch let error as CLIError {
+            Terminal.warn("\(error.message) (library states are not shown)")
+            return nil
+        } catch {
+            return nil
+        }
+    }
+}
+
+/// The exit status of a scan that found no pass (see `scan --help`).
+enum ScanOutcome {
+    static func status(problems: [InputProblem]) -> ExitStatus {
+        if problems.contains(where: { $0.status == .ioError }) { return .ioError }
+        if problems.contains(where: { $0.status == .dataError }) { return .dataError }
+        if problems.contains(where: { $0.status == .noInput }) { return .noInput }
+        return .noPassFound
+    }
+}

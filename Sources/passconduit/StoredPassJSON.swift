@@ -1,0 +1,65 @@
+import Conduit
+import Foundation
+import PassStore
+import WalletPass
+
+/// JSON for library passes (`list --json`, `show --json`); README "JSON output".
+enum StoredPassJSON {
+    static func object(_ pass: StoredPass) -> JSONOutput {
+        .object(members(pass))
+    }
+
+    static func members(_ pass: StoredPass) -> [(String, JSONOutput)] {
+        [
+            ("schema", .int(FoundPassJSON.schema)),
+            ("id", .string(pass.id.description)),
+            ("passTypeIdentifier", .string(pass.id.passTypeIdentifier)),
+            ("serialNumber", .string(pass.id.serialNumber)),
+            ("teamIdentifier", .string(pass.teamIdentifier)),
+            ("status", .string(pass.status)),
+            ("organizationName", .string(pass.organizationName)),
+            ("description", .string(pass.description)),
+            ("kind", .string(pass.kind)),
+            ("relevantDate", .date(pass.relevantDate)),
+            ("expirationDate", .date(pass.expirationDate)),
+            ("voided", .bool(pass.voided)),
+            ("signer", .object([("subject", .string(pass.signerSubject)), ("signingTime", .date(pass.signingTime))])),
+            ("source", pass.source.map {
+                .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)),
+                         ("file", .string($0.file)), ("receivedAt", .date($0.receivedAt))])
+            } ?? .null),
+            ("addedAt", .date(pass.addedAt)),
+            ("updatedAt", .date(pass.updatedAt)),
+            ("sha256", .string(pass.sha256)),
+        ]
+    }
+
+    /// `show --json`: the stored record plus the localized fields and barcodes of the opened pass.
+    static func detailed(_ pass: StoredPass, info: PassInfo?, verdict: PassVerdict) -> JSONOutput {
+        var members = members(pass)
+        if let info {
+            func fields(_ list: [PassField]) -> JSONOutput {
+                .array(list.map {
+                    .object([("key", .string($0.key)), ("label", .string($0.label)), ("value", .string($0.value)),
+                             ("changeMessage", .string($0.changeMessage))])
+                })
+            }
+            members.append(("kindName", .string(info.kindName)))
+            members.append(("language", .string(info.language)))
+            members.append(("fields", .object([
+                ("header", fields(info.headerFields)), ("primary", fields(info.primaryFields)),
+                ("secondary", fields(info.secondaryFields)), ("auxiliary", fields(info.auxiliaryFields)),
+                ("back", fields(info.backFields)),
+            ])))
+            members.append(("barcodes", .array(info.barcodes.map {
+                .object([("format", .string($0.format)), ("message", .string($0.message)), ("altText", .string($0.altText))])
+            })))
+        }
+        members.append(("verification", .object([
+            ("status", .string(verdict.status.rawValue)),
+            ("error", verdict.error.map(FoundPassJSON.error) ?? .null),
+            ("notes", .array(verdict.notes.map { .string($0) })),
+        ])))
+        return .object(members)
+    }
+}

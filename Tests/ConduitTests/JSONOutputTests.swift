@@ -1,0 +1,19 @@
+import XCTest
+@testable import Conduit
+
+final class JSONOutputTests: XCTestCase {
+    func testKeysKeepTheirOrderAndControlCharactersAreEscaped() {
+        let value = JSONOutput.object([("b", .int(1)), ("a", .string("x\"\n\u{1}\u{2028}")), ("n", .null), ("t", .bool(true))])
+        XCTAssertEqual(value.line, #"{"b":1,"a":"x\"\n\u0001\u2028","n":null,"t":true}"#)
+    }
+
+    func testOutputParsesAsJSON() throws {
+        let value = JSONOutput.array([.string("é🎫"), .object([("k", .array([]))])])
+        let parsed = try JSONSerialization.jsonObject(with: Data(value.line.utf8)) as? [Any]
+        XCTAssertEqual(parsed?.first as? String, "é🎫")
+    }
+
+    func testDatesAreUTCISO8601() {
+        XCTAssertEqual(DateText.iso(Date(timeIntervalSince1970: 1_781_283_600)), "2026-06-12T17:00:00Z")
+    }
+}

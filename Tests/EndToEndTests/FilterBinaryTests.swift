@@ -1,0 +1,189 @@
+import Foundation
+import XCTest
+
+/// `passconduit filter` as a mail host runs it: only ever "complete message + 0" or "nothing + 75".
+final class FilterBinaryTests: XCTestCase {
+    let plain = Array("From: a@example.org\nTo: b@example.org\nSubject: hello\n\nbody line\n".utf8)
+
+    private func assertPassedThrough(_ r: FilterRun.Result, _ input: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(r.signaled, "died of a signal", file: file, line: line)
+        XCTAssertEqual(r.status, 0, String(decoding: r.stderr, as: UTF8.self), file: file, line: line)
+        XCTAssertEqual(r.stdout, input, "output is not the input (\(r.stdout.count) vs \(input.count) bytes)", file: file, line: line)
+        XCTAssertEqual(r.stderr, [], "stderr on success", file: file, line: line)
+    }
+
+    private func assertTempFail(_ r: FilterRun.Result, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(r.signaled, "died of a signal", file: file, line: line)
+        XCTAssertEqual(r.status, 75, file: file, line: line)
+        XCTAssertEqual(r.stdout, [], "output with exit 75", file: file, line: line)
+        XCTAssertTrue(String(decoding: r.stderr, as: UTF8.self).hasPrefix("4.3.0 "), String(decoding: r.stderr, as: UTF8.self), file: file, line: line)
+    }
+
+    func testEdgeCaseInputsComeOutByteIdenticalWithSilentStderr() throws {
+        let inputs: [[UInt8]] = [[], [0x41], [0x0A], plain, Array(plain.dropLast()),
+                                 [UInt8](repeating: 0x61, count: 65_535), [UInt8](repeating: 0x0A, count: 65_536),
+                                 [UInt8](repeating: 0, count: 65_537),
+                                 Array("From x@y Sat\r\nSubject: crlf\r\n\r\nb\0dy\r\n".utf8)]
+        for input in inputs { assertPassedThrough(try FilterRun.filter(input), input) }
+    }
+
+    func testBadArgumentsPassTheMessageOrFailClosed() throws {
+        assertPassedThrough(try FilterRun.filter(plain, arguments: ["--frobnicate", "--deadline"]), plain)
+        assertPassedThrough(try FilterRun.filter(plain, arguments: ["--max-size", "lots"]), plain)
+        assertTempFail(try FilterRun.filter(plain, arguments: ["--frobnicate", "--fail-closed"]))
+    }
+
+    func testBrokenConfigPassesTheMessageOrFailsClosed() throws {
+        let home = FilterRun.directory("home")
+        let config = home.appendingPathComponent("config/passconduit/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "[filter]\nadd-headers = maybe\n".write(to: config, atomically: true, encoding: .utf8)
+        let env = FilterRun.environment(home)
+        assertPassedThrough(try FilterRun.filter(plain, environment: env), plain)
+        assertTempFail(try FilterRun.filter(plain, arguments: ["--fail-closed"], environment: env))
+        assertPassedThrough(try FilterRun.filter(plain, arguments: ["--config", "/nonexistent.toml"], environment: env), plain)
+    }
+
+    func testRunsWithoutHomeOrXDGInARootCwdAndAnUnwritableCwd() throws {
+        let bare = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C", "SWIFT_BACKTRACE": "enable=no"]
+        assertPassedThrough(try FilterRun.filter(plain, arguments: ["--log", "none"], environment: bare, cwd: URL(fileURLWithPath: "/")), plain)
+        let locked = FilterRun.directory("locked")
+        chmod(locked.path, 0o500)
+        defer { chmod(locked.path, 0o700) }
+        assertPassedThrough(try FilterRun.filter(plain, arguments: ["--log", "none"], environment: bare, cwd: locked), plain)
+    }
+
+    func testLogsOneLinePerMessageToTheStateDirectory() throws {
+        let home = FilterRun.directory("home")
+        let env = FilterRun.environment(home)
+        for _ in 0..<3 { assertPassedThrough(try FilterRun.filter(plain, environment: env), plain) }
+        let log = try String(contentsOf: home.appendingPathComponent("state/passconduit/filter.log"), encoding: .utf8)
+        let lines = log.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines.allSatisfy { $0.contains("result=unchanged") && $0.contains("bytes=\(plain.count)") }, log)
+        var st = stat()
+        stat(home.appendingPathComponent("state/passconduit/filter.log").path, &st)
+        XCTAssertEqual(st.st_mode & 0o777, 0o600)
+    }
+
+    func testForgedHeadersAreRemovedByTheBinary() throws {
+        let forged = Array("X-Passconduit: 1 pass (1 update)\nX-Passconduit-Pass: valid; update;\n org=\"Bank\"\n".utf8) + plain
+        let r = try FilterRun.filter(forged)
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.stdout, plain)
+    }
+
+    func testScannerCrashPassesTheMessage() throws {
+        let env = FilterRun.environment(FilterRun.directory("home"), extra: ["PASSCONDUIT_FILTER_FAULT": "crash"])
+        assertPassedThrough(try FilterRun.filter(plain, environment: env), plain)
+        assertTempFail(try FilterRun.filter(plain, arguments: ["-x"], environment: env))
+    }
+
+    func testScannerHangIsCutAtTheDeadline() throws {
+        let env = FilterRun.environment(FilterRun.directory("home"), extra: ["PASSCONDUIT_FILTER_FAULT": "hang"])
+        let r = try FilterRun.filter(plain, arguments: ["--deadline", "0.001"], environment: env)
+        assertPassedThrough(r, plain)
+        XCTAssertLessThan(r.seconds, 2)
+        assertTempFail(try FilterRun.filter(plain, arguments: ["--deadline=0.001", "--fail-closed"], environment: env))
+    }
+
+    func testDeadlineOfOneMillisecondOnARealScanEndsInZeroOrSeventyFive() throws {
+        for input in [plain, [UInt8](repeating: 0x61, count: 200_000)] {
+            let r = try FilterRun.filter(input, arguments: ["--deadline", "0.001"])
+            XCTAssertFalse(r.signaled)
+            XCTAssertEqual(r.status, 0)
+            FilterPromise.assertIntact(input: input, output: r.stdout)
+        }
+    }
+
+    func testSIGTERMBeforeOutputExits75WithNothingAndLeavesNoChild() throws {
+        let env = FilterRun.environment(FilterRun.directory("home"), extra: ["PASSCONDUIT_FILTER_FAULT": "hang"])
+        let r = try FilterRun.filter(plain, arguments: ["--deadline", "30"], environment: env, signalAfter: (0.5, SIGTERM))
+        XCTAssertFalse(r.signaled)
+        XCTAssertEqual(r.status, 75)
+        XCTAssertEqual(r.stdout, [])
+        XCTAssertLessThan(r.seconds, 5)
+        // The scanning child was killed with the filter: no process still runs the hang.
+        usleep(100_000)
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for pid in pids where Int(pid) != nil {
+            guard let env = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")) else { continue }
+            let text = String(decoding: env, as: UTF8.self)
+            if text.contains("PASSCONDUIT_FILTER_FAULT=hang"), text.contains(FilterRun.scratch.path) {
+                let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+                XCTAssertTrue(stat.contains(") Z "), "a scanning process survived: \(pid) \(stat)")
+            }
+        }
+    }
+
+    func testStdoutClosedEarlyExits75() throws {
+        let big = [UInt8](repeating: 0x62, count: 4 << 20)
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        let r = try FilterRun.shell(#""$PASSCONDUIT" filter | head -c 10 >/dev/null; echo "rc=${PIPESTATUS[0]}""#, input: big, environment: env)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "rc=75\n")
+    }
+
+    func testClosedStdinOrStdoutIsATemporaryFailureAndClosedStderrIsHarmless() throws {
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        let out = try FilterRun.shell(#""$PASSCONDUIT" filter >&-; echo "rc=$?"; "$PASSCONDUIT" filter <&- >/dev/null; echo "rc=$?""#, input: plain, environment: env)
+        XCTAssertEqual(String(decoding: out.stdout, as: UTF8.self), "rc=75\nrc=75\n")
+        let quiet = try FilterRun.shell(#""$PASSCONDUIT" filter 2>&-; echo "rc=$?""#, input: plain, environment: env)
+        XCTAssertEqual(quiet.stdout, plain + Array("rc=0\n".utf8))
+    }
+
+    func testFileSizeLimitGivesCompleteOutputOrNothingNeverASignal() throws {
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        for size in [100_000, 3 << 20, 12 << 20] {
+            let input = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            // 1 MB file size limit: the spool (past 4 MiB in memory) hits EFBIG; stdout is a pipe.
+            let r = try FilterRun.shell(#"ulimit -f 1024; "$PASSCONDUIT" filter | sha256sum; echo "rc=${PIPESTATUS[0]}""#, input: input, environment: env)
+            let text = String(decoding: r.stdout, as: UTF8.self)
+            let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+            let full = try FilterRun.shell("sha256sum", input: input, environment: env)
+            let fullHash = String(decoding: full.stdout.prefix(64), as: UTF8.self)
+            XCTAssertTrue(text.hasPrefix(fullHash) && text.hasSuffix("rc=0\n") || text.hasPrefix(empty) && text.hasSuffix("rc=75\n"),
+                          "size \(size): \(text)")
+            if size < 4 << 20 { XCTAssertTrue(text.hasSuffix("rc=0\n"), "held in memory, so it passes: \(text)") }
+        }
+    }
+
+    func testFullDiskUnderTMPDIRGivesCompleteOutputOrNothing() throws {
+        // A 1 MB tmpfs as TMPDIR, mounted in a private user+mount namespace (no root needed).
+        let probe = try FilterRun.shell("unshare -rm true && echo ok", input: [], environment: FilterRun.environment(FilterRun.directory("home")))
+        XCTAssertEqual(String(decoding: probe.stdout, as: UTF8.self), "ok\n", "unshare -rm is needed to mount a tiny tmpfs")
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        let tiny = FilterRun.directory("tinyfs").path
+        for size in [500_000, 8 << 20] {
+            let input = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 9)) }
+            let script = #"unshare -rm bash -c 'mount -t tmpfs -o size=1m tmpfs "$0" && TMPDIR="$0" "$PASSCONDUIT" filter | sha256sum; echo "rc=${PIPESTATUS[0]}"' "# + tiny
+            let r = try FilterRun.shell(script, input: input, environment: env)
+            let text = String(decoding: r.stdout, as: UTF8.self)
+            let full = String(decoding: try FilterRun.shell("sha256sum", input: input, environment: env).stdout.prefix(64), as: UTF8.self)
+            let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+            XCTAssertTrue(text.hasPrefix(full) && text.hasSuffix("rc=0\n") || text.hasPrefix(empty) && text.hasSuffix("rc=75\n"), "size \(size): \(text)")
+            if size > 4 << 20 { XCTAssertTrue(text.hasSuffix("rc=75\n"), "an 8 MB spool cannot fit in 1 MB: \(text)") }
+        }
+    }
+
+    func testMutatedMessagesThroughTheBinary() throws {
+        var g = SystemRandomNumberGenerator()
+        var seed = UInt64.random(in: 0...UInt64.max, using: &g)
+        let env = FilterRun.environment(FilterRun.directory("home"), extra: [:])
+        let bases: [[UInt8]] = [plain, Array("From a Sat\r\nX-Passconduit: forged\r\nSubject: s\r\n\r\nb\r\n".utf8), Array("x".utf8)]
+        for n in 0..<120 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407   // LCG: wrapping by design
+            var m = bases[n % bases.count]
+            let pos = m.isEmpty ? 0 : Int(seed >> 33) % m.count
+            switch n % 4 {
+            case 0: if !m.isEmpty { m[pos] ^= UInt8(truncatingIfNeeded: seed >> 13) | 1 }
+            case 1: m = Array(m.prefix(pos))
+            case 2: m.insert(0, at: pos)
+            default: m += (0..<Int(seed >> 50)).map { UInt8(truncatingIfNeeded: $0 ^ Int(seed >> 40)) }
+            }
+            let r = try FilterRun.filter(m, environment: env)
+            XCTAssertEqual(r.status, 0, "seed \(seed)")
+            XCTAssertEqual(r.stderr, [])
+            FilterPromise.assertIntact(input: m, output: r.stdout)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+/// --help, completions, usage errors: what the parser promises.
+final class HelpTests: XCTestCase {
+    var sandbox: Sandbox!
+
+    override func setUpWithError() throws {
+        sandbox = try Sandbox()
+    }
+
+    func testScanHelpShowsItsExamplesWordForWord() throws {
+        let run = try sandbox.run("scan", ["--help"], common: false)
+        XCTAssertEqual(run.status, 0)
+        XCTAssertTrue(run.stdout.contains("""
+        Examples:
+          passconduit scan ticket.eml
+          passconduit scan ~/Mail/inbox.mbox ~/Maildir
+          passconduit scan --json - < message.eml
+          passconduit scan --trust Samples/ca/trust Samples/messages/type.eml
+
+        USAGE: passconduit scan [--library <path>] [--config <path>] [--trust <dir> ...] [--lang <code>] [--json] [--verbose] [--no-color] [<path> ...]
+        """), run.stdout)
+    }
+
+    func testEveryCommandHasHelpWithExamples() throws {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log"] {
+            let run = try sandbox.run(command, ["--help"], common: false)
+            XCTAssertEqual(run.status, 0, command)
+            XCTAssertTrue(run.stdout.contains("Example"), command)
+        }
+    }
+
+    func testRootHelpListsTheCommands() throws {
+        let run = try sandbox.run("--help", [], common: false)
+        XCTAssertEqual(run.status, 0)
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log"] {
+            XCTAssertTrue(run.stdout.contains("\n  \(command) "), command)
+        }
+    }
+
+    func testCompletionScriptsAreGenerated() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let run = try sandbox.run("--generate-completion-script", [shell], common: false)
+            XCTAssertEqual(run.status, 0, shell)
+            XCTAssertTrue(run.stdout.contains("passconduit"), shell)
+        }
+    }
+
+    func testUnknownOptionIsAUsageError() throws {
+        let run = try sandbox.run("list", ["--bogus"])
+        XCTAssertEqual(run.status, 64)
+        XCTAssertTrue(run.stderr.contains("Unknown option '--bogus'"), run.stderr)
+    }
+
+    func testManPageIsCurrent() throws {
+        let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log"] {
+            XCTAssertTrue(page.contains(".It Em \(command)"), "Docs/passconduit.1 lacks \(command); run Docs/make-manual.sh")
+        }
+    }
+}

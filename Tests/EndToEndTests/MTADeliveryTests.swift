@@ -1,0 +1,198 @@
+import Foundation
+import XCTest
+
+/// Real mail delivery agents run `passconduit filter` the way their manuals say (the recipes in
+/// Samples/integrations/) and deliver into a Maildir: the delivered bytes are the message plus
+/// exactly our header lines.
+final class MTADeliveryTests: XCTestCase {
+    struct Delivery {
+        var status: Int32
+        var delivered: [[UInt8]]
+        var log: String
+    }
+
+    /// The sample messages: Samples/messages/ when present, plus mail built around sample passes.
+    static func messages() throws -> [(name: String, bytes: [UInt8])] {
+        var out: [(String, [UInt8])] = []
+        let dir = FilterMail.repositoryRoot.appendingPathComponent("Samples/messages")
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            for n in names.sorted() where n.hasSuffix(".eml") {
+                out.append((n, try [UInt8](Data(contentsOf: dir.appendingPathComponent(n)))))
+            }
+        }
+        let event = try FilterMail.samplePass("event-ticket.pkpass")
+        out.append(("plain.eml", Array("From: a@example.org\nTo: b@example.net\nSubject: no pass\n\nhello\n".utf8)))
+        out.append(("event-lf.eml", FilterMail.message(passes: [("event.pkpass", event)], subject: "LF ticket")))
+        out.append(("event-crlf-from.eml", FilterMail.message(passes: [("event.pkpass", event)], crlf: true, fromLine: true, subject: "CRLF ticket")))
+        out.append(("forged.eml", FilterMail.message(passes: [], extraHeaders: ["X-Passconduit: 9 passes (9 update)", "X-Passconduit-Pass: valid; update;", " org=\"Your Bank\""], subject: "forged")))
+        out.append(("bad-pass.eml", FilterMail.message(passes: [("broken.pkpass", try FilterMail.samplePass("bad-manifest-mismatch.pkpass"))], subject: "broken")))
+        return out
+    }
+
+    private func tool(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    private func maildirFiles(_ maildir: URL) throws -> [[UInt8]] {
+        let new = maildir.appendingPathComponent("new")
+        return try FileManager.default.contentsOfDirectory(atPath: new.path).sorted().map {
+            try [UInt8](Data(contentsOf: new.appendingPathComponent($0)))
+        }
+    }
+
+    private func makeMaildir(_ root: URL) -> URL {
+        let md = root.appendingPathComponent("Maildir")
+        for sub in ["cur", "new", "tmp"] {
+            try? FileManager.default.createDirectory(at: md.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        return md
+    }
+
+    /// The filter command line every recipe uses in these tests.
+    private func filterCommand(_ root: URL) -> String {
+        "\(Binary.url.path) filter --log none --deadline 60 --library \(root.path)/library.sqlite --trust \(FilterMail.repositoryRoot.path)/Samples/ca/trust"
+    }
+
+    /// The shipped recipe (Samples/integrations/procmail/procmailrc) with the test's command line.
+    func procmail(_ message: [UInt8], root: URL) throws -> Delivery {
+        let md = makeMaildir(root)
+        let passes = makeMaildir(root.appendingPathComponent("Passes-root")).deletingLastPathComponent()
+        try? FileManager.default.moveItem(at: passes.appendingPathComponent("Maildir"), to: root.appendingPathComponent("Passes"))
+        let shipped = try String(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/integrations/procmail/procmailrc"), encoding: .utf8)
+        XCTAssertTrue(shipped.contains(":0 fw\n| passconduit filter\n"))
+        let rc = root.appendingPathComponent("procmailrc")
+        try ("MAILDIR=\(root.path)\nDEFAULT=\(md.path)/\nLOGFILE=\(root.path)/procmail.log\nVERBOSE=on\n"
+             + shipped.replacingOccurrences(of: "| passconduit filter\n", with: "| \(filterCommand(root))\n")).write(to: rc, atomically: true, encoding: .utf8)
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
+                                  environment: FilterRun.environment(root))
+        return Delivery(status: r.status, delivered: try maildirFiles(md) + maildirFiles(root.appendingPathComponent("Passes")),
+                        log: (try? String(contentsOf: root.appendingPathComponent("procmail.log"), encoding: .utf8)) ?? "")
+    }
+
+    /// The shipped recipe (Samples/integrations/maildrop/mailfilter) with the test's command line.
+    func maildrop(_ message: [UInt8], root: URL) throws -> Delivery {
+        let md = makeMaildir(root)
+        let passes = md.appendingPathComponent(".Passes")
+        for sub in ["cur", "new", "tmp"] { try FileManager.default.createDirectory(at: passes.appendingPathComponent(sub), withIntermediateDirectories: true) }
+        let shipped = try String(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/integrations/maildrop/mailfilter"), encoding: .utf8)
+        XCTAssertTrue(shipped.contains("xfilter \"passconduit filter\""))
+        let rc = root.appendingPathComponent("mailfilter")
+        // maildrop takes $HOME from the passwd entry, not the environment: point the recipe at the test's folder.
+        try shipped.replacingOccurrences(of: "xfilter \"passconduit filter\"", with: "xfilter \"\(filterCommand(root))\"")
+            .replacingOccurrences(of: "$HOME/Maildir", with: md.path)
+            .write(to: rc, atomically: true, encoding: .utf8)
+        chmod(rc.path, 0o600)
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/maildrop"), arguments: [rc.path], input: message,
+                                  environment: FilterRun.environment(root))
+        return Delivery(status: r.status, delivered: try maildirFiles(md) + maildirFiles(passes), log: String(decoding: r.stderr, as: UTF8.self))
+    }
+
+    /// dovecot-lda with a global Sieve script that runs `filter "passconduit-filter"` (Pigeonhole
+    /// sieve_extprograms); as root it runs as nobody, since dovecot-lda needs a userdb for root.
+    func dovecot(_ message: [UInt8], root: URL) throws -> Delivery {
+        let md = makeMaildir(root)
+        let bin = root.appendingPathComponent("sieve-bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\nexec \(filterCommand(root))\n".write(to: bin.appendingPathComponent("passconduit-filter"), atomically: true, encoding: .utf8)
+        chmod(bin.appendingPathComponent("passconduit-filter").path, 0o755)
+        let sieve = try String(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/integrations/dovecot/passconduit.sieve"), encoding: .utf8)
+        try sieve.write(to: root.appendingPathComponent("passconduit.sieve"), atomically: true, encoding: .utf8)
+        for d in ["run", "state", "home"] { try FileManager.default.createDirectory(at: root.appendingPathComponent(d), withIntermediateDirectories: true) }
+        try """
+        base_dir = \(root.path)/run
+        state_dir = \(root.path)/state
+        log_path = \(root.path)/dovecot.log
+        protocols =
+        ssl = no
+        first_valid_uid = 0
+        mail_location = maildir:\(md.path)
+        mail_home = \(root.path)/home
+        protocol lda {
+          mail_plugins = sieve
+        }
+        plugin {
+          sieve_before = \(root.path)/passconduit.sieve
+          sieve_plugins = sieve_extprograms
+          sieve_global_extensions = +vnd.dovecot.filter
+          sieve_filter_bin_dir = \(bin.path)
+          sieve_filter_exec_timeout = 10s
+        }
+        """.write(to: root.appendingPathComponent("dovecot.conf"), atomically: true, encoding: .utf8)
+        var args = ["/usr/lib/dovecot/dovecot-lda", "-c", root.appendingPathComponent("dovecot.conf").path, "-e"]
+        if geteuid() == 0 {
+            chmod(root.path, 0o777)
+            _ = try FilterRun.run(executable: URL(fileURLWithPath: "/bin/chown"), arguments: ["-R", "nobody", root.path], input: [], environment: ["PATH": "/usr/bin:/bin"])
+            args = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + args
+        }
+        var env = FilterRun.environment(root.appendingPathComponent("home"))
+        env["USER"] = geteuid() == 0 ? "nobody" : (ProcessInfo.processInfo.environment["USER"] ?? "user")
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: args[0]), arguments: Array(args.dropFirst()), input: message, environment: env)
+        return Delivery(status: r.status, delivered: try maildirFiles(md), log: (try? String(contentsOf: root.appendingPathComponent("dovecot.log"), encoding: .utf8)) ?? "")
+    }
+
+    /// What the filter alone makes of `message` (in a fresh library, like each delivery).
+    private func filtered(_ message: [UInt8], root: URL) throws -> [UInt8] {
+        let r = try FilterRun.shell("\(filterCommand(root))", input: message, environment: FilterRun.environment(root))
+        XCTAssertEqual(r.status, 0)
+        return r.stdout
+    }
+
+    private func check(_ mta: String, deliver: (([UInt8], URL) throws -> Delivery)) throws {
+        for (name, message) in try Self.messages() {
+            let root = FilterRun.directory("\(mta)-\(name)")
+            let d = try deliver(message, root)
+            XCTAssertEqual(d.status, 0, "\(mta) \(name): \(d.log)")
+            XCTAssertEqual(d.delivered.count, 1, "\(mta) \(name) delivered \(d.delivered.count) messages: \(d.log)")
+            guard var got = d.delivered.first else { continue }
+            var input = message
+            if mta == "procmail", input.starts(with: Array("From ".utf8)), let lf = input.firstIndex(of: 10) {
+                input = Array(input[(lf + 1)...])   // procmail drops the mbox From_ line when it writes a Maildir
+            }
+            if mta == "procmail" && !input.reversed().starts(with: [10, 10]) && got.reversed().starts(with: [10, 10]) {
+                got.removeLast()     // procmail ends every delivered message with an empty line (mta-conventions §1.1)
+            }
+            if mta == "dovecot" {     // Dovecot stores LF and drops a leading From_ line; compare in that form
+                input = Self.lf(input)
+                if input.starts(with: Array("From ".utf8)), let lf = input.firstIndex(of: 10) { input = Array(input[(lf + 1)...]) }
+                got = Self.lf(got)
+            }
+            FilterPromise.assertIntact(input: input, output: got)
+            let expected = try filtered(message, root: FilterRun.directory("\(mta)-expect-\(name)"))
+            XCTAssertEqual(FilterPromise.ownHeaderLines(got), FilterPromise.ownHeaderLines(expected), "\(mta) \(name)")
+            if name == "forged.eml" { XCTAssertFalse(String(decoding: got, as: UTF8.self).contains("Your Bank"), "\(mta) kept a forged header") }
+        }
+    }
+
+    static func lf(_ b: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        for (i, x) in b.enumerated() where !(x == 13 && i + 1 < b.count && b[i + 1] == 10) { out.append(x) }
+        return out
+    }
+
+    func testProcmailDeliversEverySampleThroughTheFilter() throws {
+        XCTAssertTrue(tool("/usr/bin/procmail"), "procmail is not installed (script/bootstrap installs it)")
+        try check("procmail", deliver: procmail)
+    }
+
+    func testMaildropDeliversEverySampleThroughTheFilter() throws {
+        XCTAssertTrue(tool("/usr/bin/maildrop"), "maildrop is not installed (script/bootstrap installs it)")
+        try check("maildrop", deliver: maildrop)
+    }
+
+    func testDovecotSieveFilterDeliversEverySampleThroughTheFilter() throws {
+        XCTAssertTrue(tool("/usr/lib/dovecot/dovecot-lda"), "dovecot-lda is not installed (script/bootstrap installs dovecot-core dovecot-sieve)")
+        try check("dovecot", deliver: dovecot)
+    }
+
+    func testProcmailKeepsTheMessageWhenTheFilterFailsClosed() throws {
+        // A scanner crash with --fail-closed: the filter exits 75 with nothing, procmail rescues the original.
+        let root = FilterRun.directory("procmail-failclosed")
+        let md = makeMaildir(root)
+        let rc = root.appendingPathComponent("procmailrc")
+        try ":0 fw\n| \(filterCommand(root)) --fail-closed\n:0\n\(md.path)/\n".write(to: rc, atomically: true, encoding: .utf8)
+        let message = Array("From: a@example.org\nSubject: s\n\nbody\n".utf8)
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
+                                  environment: FilterRun.environment(root, extra: ["PASSCONDUIT_FILTER_FAULT": "crash"]))
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(try maildirFiles(md), [message + [10]])   // the original, plus procmail's final empty line
+    }
+}
