@@ -125,8 +125,14 @@ enum ByteScan {
             let a = raw.loadUnaligned(as: SIMD32<UInt8>.self)
             let b = raw.loadUnaligned(fromByteOffset: 1, as: SIMD32<UInt8>.self)
             let hit = (a .== lfVector) .& (b .== nextVector)
-            if any(hit) {
-                for k in 0..<32 where hit[k] { return i + k }
+            // A true lane is all ones. Read the 32 lanes as four words: Swift's generic any() is not
+            // inlined here and cost more than the compares.
+            let words = unsafeBitCast(hit, to: (UInt64, UInt64, UInt64, UInt64).self)
+            if (words.0 | words.1 | words.2 | words.3) != 0 {
+                if words.0 != 0 { return i + words.0.trailingZeroBitCount / 8 }
+                if words.1 != 0 { return i + 8 + words.1.trailingZeroBitCount / 8 }
+                if words.2 != 0 { return i + 16 + words.2.trailingZeroBitCount / 8 }
+                return i + 24 + words.3.trailingZeroBitCount / 8
             }
             i += 32
         }
