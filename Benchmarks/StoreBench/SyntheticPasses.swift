@@ -30,7 +30,7 @@ enum SyntheticPasses {
     }
 
     static func seed(_ parts: String) -> UInt64 {
-        // FNV-1a over the text: stable across processes, unlike Hasher.
+        // FNV-1a over the text: stable across processes, unlike Hasher (wrapping multiply is the algorithm).
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in parts.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash

@@ -27,6 +27,13 @@ package struct ContentType: Sendable, Equatable {
     }
     package var charset: String? { parameters["charset"] }
 
+    /// The parameters of a value whose type/subtype is broken ("application; name=x.gz").
+    package static func parseParametersOnly(_ raw: ArraySlice<UInt8>) -> [String: String] {
+        var scanner = ParameterScanner(HeaderField.unfold(raw))
+        scanner.skipToFirstParameter()
+        return scanner.parameters().values
+    }
+
     /// Parses a header value; nil when it has no usable type/subtype.
     package static func parse(_ raw: ArraySlice<UInt8>) -> ContentType? {
         var scanner = ParameterScanner(HeaderField.unfold(raw))

@@ -106,6 +106,34 @@ enum ByteScan {
         return (contentEnd, nl + 1)
     }
 
+    /// Index of the first LF that is followed by `next` in `from..<end` (both bytes inside), or nil.
+    /// Eight bytes per step (SWAR): mbox separators are "\nFrom ", and calling memchr once per
+    /// 76-byte base64 line costs more than the whole parse.
+    @inline(__always)
+    static func findNewline(followedBy next: UInt8, _ p: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> Int? {
+        guard let base = p.baseAddress, from < end else { return nil }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let lf = 0x0A &* ones  // no overflow: 0x0A * 0x01..01 fits in 64 bits
+        let nx = UInt64(next) &* ones
+        var i = from
+        // Each step reads bytes i..<i+9, so it needs i + 9 <= end (both loads stay inside the buffer).
+        while i + 9 <= end {
+            let raw = UnsafeRawPointer(base + i)
+            let w = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            let w2 = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+            let v = (w ^ lf) | (w2 ^ nx)  // a zero byte k means p[i+k] == LF and p[i+k+1] == next
+            let zero = (v &- ones) & ~v & highs  // exact for the lowest zero byte
+            if zero != 0 { return i + zero.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        while i + 1 < end {
+            if base[i] == 0x0A && base[i + 1] == next { return i }
+            i += 1
+        }
+        return nil
+    }
+
     /// Index of the first `byte` in `from..<end`, or nil.
     @inline(__always)
     static func find(_ byte: UInt8, _ p: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> Int? {

@@ -68,7 +68,7 @@ struct ParseState {
 
     enum Step {
         case entity(pos: Int, depth: Int, leafPath: String, multipartPath: String, childPrefix: String,
-                    defaultType: ContentType, parent: Int?)
+                    defaultType: ContentType, parent: Int?, skipFromLine: Bool)
         case scan(from: Int, leaf: Int?)
         case done
     }
@@ -81,19 +81,17 @@ struct ParseState {
         buffer.withUnsafeBufferPointer { p in
             var machine = Machine(p: p, bufferIndex: root.buffer, limits: limits)
             var step = Step.entity(pos: 0, depth: root.depth, leafPath: root.pathIfLeaf, multipartPath: root.pathIfMultipart,
-                                   childPrefix: root.childPrefix, defaultType: .textPlain, parent: nil)
-            var first = true
+                                   childPrefix: root.childPrefix, defaultType: .textPlain, parent: nil, skipFromLine: root.skipFromLine)
             while true {
                 switch step {
                 case .done:
                     parts = machine.parts
                     deferred = machine.deferred
                     return
-                case let .entity(pos, depth, leafPath, multipartPath, childPrefix, defaultType, parent):
+                case let .entity(pos, depth, leafPath, multipartPath, childPrefix, defaultType, parent, skipFromLine):
                     step = machine.entity(at: pos, depth: depth, leafPath: leafPath, multipartPath: multipartPath,
                                           childPrefix: childPrefix, defaultType: defaultType, parent: parent,
-                                          skipFromLine: first && root.skipFromLine, state: &self)
-                    first = false
+                                          skipFromLine: skipFromLine, state: &self)
                 case let .scan(from, leaf):
                     step = machine.scan(from: from, leaf: leaf)
                 }
@@ -110,7 +108,7 @@ struct ParseState {
             let decoded = TransferDecoder.decode(buffer[part.bodyRange], encoding: part.transferEncoding)
             buffers.append(decoded)
             let inner = RootSpec(buffer: buffers.count - 1, depth: part.depth + 1, pathIfLeaf: part.path.isEmpty ? "1" : part.path + ".1",
-                                 pathIfMultipart: part.path + ".TEXT", childPrefix: part.path, skipFromLine: false)
+                                 pathIfMultipart: part.path + ".TEXT", childPrefix: part.path, skipFromLine: true)
             insertions[index] = parseBuffer(inner)
         }
         for (i, part) in parts.enumerated() {

@@ -52,7 +52,10 @@ struct Machine {
                 contentType = parsed
             } else {
                 defects.append(MIMEDefect(.invalidContentType, offset: f.start, detail: "unparseable Content-Type; \(ContentType.textPlain.mimeType) assumed"))
+                // Keep its parameters (a name= matters even when the type is broken), but never a boundary.
                 contentType = .textPlain
+                contentType.parameters = ContentType.parseParametersOnly(value(of: f))
+                contentType.parameters["boundary"] = nil
             }
         }
         let disposition = dispositionField.map { ContentDisposition.parse(value(of: $0)) }
@@ -100,7 +103,8 @@ struct Machine {
                 parts.append(part)
                 stack.append(ParseState.Frame(boundary: nil, part: index, childPrefix: leafPath, leafPath: leafPath, childDepth: depth + 1, isDigest: false))
                 return .entity(pos: block.bodyStart, depth: depth + 1, leafPath: leafPath.isEmpty ? "1" : leafPath + ".1",
-                               multipartPath: leafPath + ".TEXT", childPrefix: leafPath, defaultType: .textPlain, parent: index)
+                               multipartPath: leafPath + ".TEXT", childPrefix: leafPath, defaultType: .textPlain, parent: index,
+                               skipFromLine: true)
             }
         }
         parts.append(part)
@@ -131,7 +135,7 @@ struct Machine {
                 let number = String(frame.children)
                 let path = frame.childPrefix.isEmpty ? number : frame.childPrefix + "." + number
                 return .entity(pos: hit.next, depth: frame.childDepth, leafPath: path, multipartPath: path, childPrefix: path,
-                               defaultType: frame.isDigest ? .messageRFC822 : .textPlain, parent: frame.part)
+                               defaultType: frame.isDigest ? .messageRFC822 : .textPlain, parent: frame.part, skipFromLine: false)
             }
             // No boundary can start later on this line: resume at the next line.
             guard let nl = ByteScan.find(0x0A, p, from: dash, end: end) else { break }

@@ -37,6 +37,17 @@ struct ParameterScanner {
         }
     }
 
+    /// Moves to the first ';' outside quotes (the start of the parameter list), or the end.
+    mutating func skipToFirstParameter() {
+        var quoted = false
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") { quoted.toggle() }
+            if b == UInt8(ascii: ";") && !quoted { return }
+            i += 1
+        }
+    }
+
     /// A run of token bytes; nil at the end of input.
     mutating func token() -> ArraySlice<UInt8>? {
         guard i < bytes.count else { return nil }

@@ -41,41 +41,64 @@ package enum TransferDecoder {
     /// group (what follows is trailing junk, as binascii reads it), ignores a stray '=' elsewhere, and
     /// decodes a trailing group of 2 or 3 characters as if padded (a lone trailing char is dropped).
     package static func base64(_ input: ArraySlice<UInt8>) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(input.count / 4 * 3 + 3)
         let table = base64Table
-        var acc: UInt32 = 0
-        var n = 0
-        input.withUnsafeBufferPointer { buf in
+        let capacity = input.count / 4 * 3 + 3
+        return input.withUnsafeBufferPointer { buf in
             table.withUnsafeBufferPointer { t in
-                var pads = 0
-                for c in buf {
-                    let v = t[Int(c)]
-                    if v == 0xFF { continue }
-                    if v == 0xFE {
-                        if n >= 2 { pads += 1; if n + pads >= 4 { break } }
-                        continue
+                [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+                    // Every 4 accepted input bytes write 3 output bytes, so o never exceeds capacity.
+                    var o = 0
+                    var acc: UInt32 = 0
+                    var n = 0
+                    var pads = 0
+                    var i = 0
+                    let end = buf.count
+                    while i < end {
+                        // Fast path: four alphabet characters in a row (the whole of a clean line).
+                        if n == 0, i + 4 <= end {
+                            let a = t[Int(buf[i])], b = t[Int(buf[i + 1])], c = t[Int(buf[i + 2])], d = t[Int(buf[i + 3])]
+                            if (a | b | c | d) & 0x80 == 0 {
+                                let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                                out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                                out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                                out[o + 2] = UInt8(truncatingIfNeeded: v)
+                                o += 3
+                                i += 4
+                                pads = 0
+                                continue
+                            }
+                        }
+                        let v = t[Int(buf[i])]
+                        i += 1
+                        if v == 0xFF { continue }
+                        if v == 0xFE {
+                            if n >= 2 { pads += 1; if n + pads >= 4 { break } }
+                            continue
+                        }
+                        pads = 0
+                        acc = acc << 6 | UInt32(v)
+                        n += 1
+                        if n == 4 {
+                            out[o] = UInt8(truncatingIfNeeded: acc >> 16)
+                            out[o + 1] = UInt8(truncatingIfNeeded: acc >> 8)
+                            out[o + 2] = UInt8(truncatingIfNeeded: acc)
+                            o += 3
+                            acc = 0
+                            n = 0
+                        }
                     }
-                    pads = 0
-                    acc = acc << 6 | UInt32(v)
-                    n += 1
-                    if n == 4 {
-                        out.append(UInt8(truncatingIfNeeded: acc >> 16))
-                        out.append(UInt8(truncatingIfNeeded: acc >> 8))
-                        out.append(UInt8(truncatingIfNeeded: acc))
-                        acc = 0
-                        n = 0
+                    if n == 2 {
+                        out[o] = UInt8(truncatingIfNeeded: acc >> 4)
+                        o += 1
+                    } else if n == 3 {
+                        out[o] = UInt8(truncatingIfNeeded: acc >> 10)
+                        out[o + 1] = UInt8(truncatingIfNeeded: acc >> 2)
+                        o += 2
                     }
+                    count = o
                 }
             }
         }
-        if n == 2 {
-            out.append(UInt8(truncatingIfNeeded: acc >> 4))
-        } else if n == 3 {
-            out.append(UInt8(truncatingIfNeeded: acc >> 10))
-            out.append(UInt8(truncatingIfNeeded: acc >> 2))
-        }
-        return out
     }
 
     /// Quoted-printable: `=XY` (either case) decoded, `=` before a line end is a soft break, any other

@@ -14,6 +14,8 @@ package enum JSONValue: Sendable, Equatable {
 
     package var string: String? { if case .string(let s) = self { return s }; return nil }
     package var number: Double? { if case .number(let n) = self { return n }; return nil }
+    /// A whole number that fits an Int exactly ("1e400" is infinity, 2.5 is not whole: both nil).
+    package var integer: Int? { number.flatMap { Int(exactly: $0) } }
     package var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
     package var object: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
 

@@ -163,7 +163,7 @@ package struct PassDocument: Sendable, Equatable {
         }
         func bool(_ key: String) -> Bool? { o[key]?.lenientBool }
         func ints(_ key: String) -> [Int] {
-            (o[key]?.array ?? []).compactMap { $0.number.flatMap { Int(exactly: $0.rounded()) } }
+            (o[key]?.array ?? []).compactMap(\.integer)
         }
 
         passTypeIdentifier = required("passTypeIdentifier")
@@ -227,8 +227,8 @@ package struct PassDocument: Sendable, Equatable {
         }
         beacons = (o["beacons"]?.array ?? []).compactMap { item in
             guard let d = item.object, let uuid = d["proximityUUID"]?.string else { return nil }
-            return Beacon(proximityUUID: uuid, major: d["major"]?.number.map { Int($0) },
-                          minor: d["minor"]?.number.map { Int($0) }, relevantText: d["relevantText"]?.text)
+            return Beacon(proximityUUID: uuid, major: d["major"]?.integer, minor: d["minor"]?.integer,
+                          relevantText: d["relevantText"]?.text)
         }
         maxDistance = o["maxDistance"]?.number
         let modern = (o["barcodes"]?.array ?? []).compactMap(PassBarcode.init)

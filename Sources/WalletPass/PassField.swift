@@ -37,7 +37,7 @@ package struct PassField: Sendable, Equatable {
         isRelative = o["isRelative"]?.lenientBool ?? false
         ignoresTimeZone = o["ignoresTimeZone"]?.lenientBool ?? false
         dataDetectorTypes = o["dataDetectorTypes"]?.array?.compactMap(\.string)
-        row = o["row"]?.number.map { Int($0) }
+        row = o["row"]?.integer
         semantics = o["semantics"]
     }
 

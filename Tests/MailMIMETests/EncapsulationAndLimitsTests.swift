@@ -46,6 +46,26 @@ final class EncapsulationAndLimitsTests: XCTestCase {
         }
     }
 
+    func testEncapsulatedMessageStartingWithAFromLineIsParsed() {
+        withBothLineEndings("""
+        Content-Type: multipart/mixed; boundary=o
+
+        --o
+        Content-Type: message/rfc822
+
+        From someone@example.com Tue May 10 11:28:07 2005
+        Content-Type: application/vnd.apple.pkpass; name=p.pkpass
+
+        PK
+        --o--
+        """) { bytes, ending in
+            let m = MIMEParser.parse(bytes)
+            XCTAssertEqual(m.part("1.1")?.contentType.mimeType, "application/vnd.apple.pkpass", ending)
+            XCTAssertEqual(m.part("1.1")?.filename, "p.pkpass", ending)
+            XCTAssertTrue(m.defects.isEmpty, "\(ending): \(m.defects)")
+        }
+    }
+
     func testBase64EncodedMessageRFC822IsDecodedAndParsed() {
         let inner = "Subject: inner\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n--x\r\nContent-Type: application/vnd.apple.pkpass; name=t.pkpass\r\n\r\nPKDATA\r\n--x--\r\n"
         let encoded = Data(inner.utf8).base64EncodedString(options: .lineLength76Characters)

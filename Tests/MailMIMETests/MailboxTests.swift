@@ -2,7 +2,17 @@ import XCTest
 @testable import MailMIME
 
 final class MailboxTests: XCTestCase {
-    private func pipeReader(_ bytes: [UInt8], limits: MIMELimits = .default, mbox: Bool = true) throws -> [MailboxMessage] {
+    func testTinyReadChunksSplitExactlyLikeOneBigRead() throws {
+        let bytes = try fixtureBytes("mbox/content-length.mbox.txt")
+        let whole = try pipeReader(bytes)
+        for chunk in [1, 7, 64, 4096] {
+            let pieces = try pipeReader(bytes, chunkSize: chunk)
+            XCTAssertEqual(pieces.map(\.bytes), whole.map(\.bytes), "chunk \(chunk)")
+            XCTAssertEqual(pieces.map(\.byteCount), whole.map(\.byteCount), "chunk \(chunk)")
+        }
+    }
+
+    private func pipeReader(_ bytes: [UInt8], limits: MIMELimits = .default, mbox: Bool = true, chunkSize: Int = 4 << 20) throws -> [MailboxMessage] {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("mbox-\(UUID().uuidString)")
         try Data(bytes).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
@@ -11,7 +21,7 @@ final class MailboxTests: XCTestCase {
         defer { close(fd) }
         var out: [MailboxMessage] = []
         if mbox {
-            var reader = MboxReader(fileDescriptor: fd, limits: limits)
+            var reader = MboxReader(fileDescriptor: fd, limits: limits, chunkSize: chunkSize)
             while let m = try reader.next() { out.append(m) }
         } else {
             var reader = SingleMessageReader(fileDescriptor: fd, limits: limits)

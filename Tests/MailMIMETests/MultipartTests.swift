@@ -223,9 +223,16 @@ final class MultipartTests: XCTestCase {
         XCTAssertTrue(m.defectCodes.contains(.duplicateContentHeader))
     }
 
-    func testInvalidContentTypeFallsBackToTextPlain() {
-        let m = MIMEParser.parse(Array("Content-Type: garbage\n\nx".utf8))
+    func testInvalidContentTypeFallsBackToTextPlainButKeepsItsName() {
+        let m = MIMEParser.parse(Array("Content-Type: application; name=\"ticket.pkpass\"; boundary=x\n\nx".utf8))
         XCTAssertEqual(m.parts[0].contentType.mimeType, "text/plain")
+        XCTAssertEqual(m.parts[0].filename, "ticket.pkpass")
+        XCTAssertNil(m.parts[0].contentType.boundary)
         XCTAssertEqual(m.defectCodes, [.invalidContentType])
+    }
+
+    func testParametersWithoutSemicolonStillCount() {
+        let m = MIMEParser.parse(Array("Content-Type: multipart/mixed\n\tboundary=\"b\"\n\n--b\n\none\n--b--\n".utf8))
+        XCTAssertEqual(m.parts.map(\.path), ["", "1"])
     }
 }

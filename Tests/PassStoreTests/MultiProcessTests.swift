@@ -55,4 +55,25 @@ final class MultiProcessTests: XCTestCase {
         XCTAssertEqual(try library.check(), [])
         print("16 processes x \(ops) operations: \(String(format: "%.2f", elapsed)) s, \(log.count) change entries")
     }
+
+    /// GRDB's migrator races when processes migrate a fresh file together (7 failures in 200
+    /// processes in research/swift-feasibility.md §2d); under the flock none may fail.
+    func testSixteenProcessesCreatingTheSameFreshLibraryAtOnceAllSucceed() throws {
+        let dir = TempDir()
+        for round in 0..<8 {
+            let library = dir.path + "/round\(round)/library.sqlite"
+            let processes = try (0..<16).map { worker in
+                try StoreBenchProcess.start(["worker", "--library", library, "--worker", "\(worker)", "--ops", "1",
+                                             "--size", "1000"], output: dir.path + "/open\(round)-\(worker)")
+            }
+            for (worker, process) in processes.enumerated() {
+                process.waitUntilExit()
+                XCTAssertEqual(process.terminationStatus, 0,
+                               "round \(round) worker \(worker): \(StoreBenchProcess.text(dir.path + "/open\(round)-\(worker).err"))")
+            }
+            let opened = try PassLibrary(path: library)
+            XCTAssertEqual(try opened.count(), 16)
+            XCTAssertEqual(try opened.check(), [])
+        }
+    }
 }

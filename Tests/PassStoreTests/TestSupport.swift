@@ -66,7 +66,7 @@ enum Fixture {
 enum Synthetic {
     static func bytes(_ label: String, count: Int) -> [UInt8] {
         var state: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in label.utf8 { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }   // FNV-1a seed
+        for byte in label.utf8 { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }   // FNV-1a seed; wrapping is the algorithm
         var out = [UInt8]()
         out.reserveCapacity(count)
         while out.count < count {

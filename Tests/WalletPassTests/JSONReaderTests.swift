@@ -44,4 +44,21 @@ final class JSONReaderTests: XCTestCase {
         guard case .failure(let f) = parse(#"{"a": nope}"#) else { return XCTFail("parsed") }
         XCTAssertEqual(f.description, "unknown literal at byte 7")
     }
+
+    func testHugeAndNonWholeNumbersNeverTrapWhereIntegersAreExpected() throws {
+        let json = #"""
+            {"formatVersion": 1e400, "passTypeIdentifier": "p", "serialNumber": "s", "teamIdentifier": "t",
+             "organizationName": "o", "description": "d", "associatedStoreIdentifiers": [1e300, -1e400, 2.5, 7],
+             "beacons": [{"proximityUUID": "u", "major": 1e400, "minor": -1e309}],
+             "generic": {"auxiliaryFields": [{"key": "k", "value": 1e400, "row": 1e400}]}}
+            """#
+        let d = try PassDocument.parse(Array(json.utf8), maxDepth: 64).get()
+        XCTAssertEqual(d.problem?.code, .unsupportedFormatVersion)
+        XCTAssertEqual(d.associatedStoreIdentifiers, [7])
+        XCTAssertNil(d.beacons.first?.major)
+        XCTAssertNil(d.fields.auxiliaryFields.first?.row)
+        XCTAssertEqual(FieldRenderer.render(d.fields.auxiliaryFields[0], localize: { $0 }).value, "inf")
+        XCTAssertEqual(JSONValue.number(7).integer, 7)
+        XCTAssertNil(JSONValue.number(.nan).integer)
+    }
 }

@@ -8,7 +8,9 @@ import Darwin
 /// consumed. Reads happen in large chunks; consumed bytes are dropped by moving the rest down, so
 /// memory is bounded by the largest span a caller keeps plus one chunk.
 struct ChunkedInput {
-    static let chunkSize = 4 << 20
+    /// Default read size: large enough that read() costs nothing next to parsing.
+    static let defaultChunkSize = 4 << 20
+    let chunkSize: Int
     let fd: Int32
     let name: String
     var storage: [UInt8]
@@ -16,7 +18,8 @@ struct ChunkedInput {
     var end = 0
     private(set) var eof = false
 
-    init(fd: Int32, name: String, prefix: [UInt8]) {
+    init(fd: Int32, name: String, prefix: [UInt8], chunkSize: Int = ChunkedInput.defaultChunkSize) {
+        self.chunkSize = max(1, chunkSize)
         self.fd = fd
         self.name = name
         storage = prefix
@@ -29,7 +32,7 @@ struct ChunkedInput {
     @discardableResult
     mutating func fill() throws -> Int {
         if eof { return 0 }
-        if start > 0 && (start >= storage.count / 2 || storage.count - end < ChunkedInput.chunkSize) {
+        if start > 0 && (start >= storage.count / 2 || storage.count - end < chunkSize) {
             // Drop consumed bytes: move start..<end to the front.
             storage.withUnsafeMutableBufferPointer { b in
                 // start..<end lies inside the buffer; memmove handles the overlap.
@@ -38,9 +41,9 @@ struct ChunkedInput {
             end -= start
             start = 0
         }
-        if storage.count - end < ChunkedInput.chunkSize {
+        if storage.count - end < chunkSize {
             // Grow geometrically (a 2 MB folded header must not cost quadratic copying).
-            var grown = [UInt8](repeating: 0, count: max(storage.count * 2, end + ChunkedInput.chunkSize))
+            var grown = [UInt8](repeating: 0, count: max(storage.count * 2, end + chunkSize))
             grown.withUnsafeMutableBufferPointer { g in
                 storage.withUnsafeBufferPointer { old in
                     // 0..<end lies inside both buffers (grown.count > end).
@@ -52,7 +55,7 @@ struct ChunkedInput {
         while true {
             let n = storage.withUnsafeMutableBufferPointer { b -> Int in
                 // end + chunkSize <= b.count was ensured above.
-                read(fd, b.baseAddress! + end, ChunkedInput.chunkSize)
+                read(fd, b.baseAddress! + end, chunkSize)
             }
             if n < 0 {
                 if errno == EINTR { continue }

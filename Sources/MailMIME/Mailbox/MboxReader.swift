@@ -19,8 +19,11 @@ package struct MboxReader: MessageReader {
     private var index = 0
     private var atStart = true
 
-    package init(fileDescriptor: Int32, prefix: [UInt8] = [], limits: MIMELimits = .default, name: String? = nil) {
-        input = ChunkedInput(fd: fileDescriptor, name: name ?? "fd \(fileDescriptor)", prefix: prefix)
+    /// `name` labels I/O errors (a path, "<stdin>"); `chunkSize` is the read size (tests and the fuzzer
+    /// make it tiny so messages straddle reads).
+    package init(fileDescriptor: Int32, prefix: [UInt8] = [], limits: MIMELimits = .default, name: String? = nil,
+                 chunkSize: Int = 4 << 20) {
+        input = ChunkedInput(fd: fileDescriptor, name: name ?? "fd \(fileDescriptor)", prefix: prefix, chunkSize: chunkSize)
         self.limits = limits
     }
 
@@ -82,12 +85,12 @@ package struct MboxReader: MessageReader {
         while true {
             let base = input.start
             let hit: Int? = input.storage.withUnsafeBufferPointer { b -> Int? in
-                // Each line start is checked for "From "; memchr finds the line ends.
+                // Find each "\nF", then check the rest of "From ".
                 var q = base + rel
-                while let nl = ByteScan.find(0x0A, b, from: q, end: input.end) {
+                while let nl = ByteScan.findNewline(followedBy: 0x46, b, from: q, end: input.end) {
                     if input.end - nl < needle.count { return nil }
                     // nl + 5 < input.end was checked just above.
-                    if b[nl + 1] == 0x46, b[nl + 2] == 0x72, b[nl + 3] == 0x6F, b[nl + 4] == 0x6D, b[nl + 5] == 0x20 {
+                    if b[nl + 2] == 0x72, b[nl + 3] == 0x6F, b[nl + 4] == 0x6D, b[nl + 5] == 0x20 {
                         return nl - base
                     }
                     q = nl + 1
