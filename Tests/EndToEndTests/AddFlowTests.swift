@@ -127,12 +127,13 @@ final class AddFlowTests: XCTestCase {
         follower.standardOutput = out
         follower.standardError = FileHandle.nullDevice
         try follower.run()
-        defer { follower.terminate(); follower.waitUntilExit() }
+        let finished = FinishedFlag()
+        defer { finished.set(); follower.terminate(); follower.waitUntilExit() }
         XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
         // Read until the first complete line arrives (the follower polls twice a second); a
         // watchdog ends the follower after 20 s so a broken --follow fails instead of hanging.
         let pid = follower.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { kill(pid, SIGTERM) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { if !finished.isSet { kill(pid, SIGTERM) } }
         var data = Data()
         while !data.contains(0x0A) {
             let chunk = out.fileHandleForReading.availableData
@@ -199,4 +200,12 @@ final class AddFlowTests: XCTestCase {
         let list = try sandbox.run("list", ["--json"])
         XCTAssertEqual(list.objects.map { $0["kind"] as? String }, ["coupon"])
     }
+}
+
+/// Set once the test is done with a child, so a late watchdog never signals a reused pid.
+final class FinishedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }
