@@ -186,6 +186,13 @@ final class AddFlowTests: XCTestCase {
         XCTAssertFalse(run.stdout.contains("[y/N]"), run.stdout)
     }
 
+    func testPipedMessageIsAskedAboutOnTheControllingTerminal() throws {
+        let run = try sandbox.runOnTerminal("add", ["-"], answers: ["y"], stdinFile: message("type.eml"))
+        XCTAssertEqual(run.status, 0, run.stdout)
+        XCTAssertTrue(run.stdout.contains("Add to your library? [y/N]"), run.stdout)
+        XCTAssertEqual(try libraryState("type.eml"), "contained")
+    }
+
     func testTerminalGetsColourUnlessNoColorIsSet() throws {
         let coloured = try sandbox.runOnTerminal("add", [message("type.eml")], answers: ["n"], colour: true)
         XCTAssertTrue(coloured.stdout.contains("\u{1B}[1mEvent Ticket · Passconduit Arena\u{1B}[0m"), coloured.stdout)
