@@ -193,6 +193,18 @@ final class AddFlowTests: XCTestCase {
         XCTAssertEqual(try libraryState("type.eml"), "contained")
     }
 
+    func testTerminalRemoveAsksAndNoKeepsThePass() throws {
+        XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
+        let id = "pass.org.passconduit.event/EVT-2026-0001"
+        let kept = try sandbox.runOnTerminal("remove", [id], answers: ["n"])
+        XCTAssertTrue(kept.stdout.contains("Remove this pass from your library? [y/N]"), kept.stdout)
+        XCTAssertTrue(kept.stdout.contains("Not removed."), kept.stdout)
+        XCTAssertEqual(try libraryState("type.eml"), "contained")
+        let removed = try sandbox.runOnTerminal("remove", [id], answers: ["y"])
+        XCTAssertEqual(removed.status, 0, removed.stdout)
+        XCTAssertEqual(try libraryState("type.eml"), "new")
+    }
+
     func testTerminalGetsColourUnlessNoColorIsSet() throws {
         let coloured = try sandbox.runOnTerminal("add", [message("type.eml")], answers: ["n"], colour: true)
         XCTAssertTrue(coloured.stdout.contains("\u{1B}[1mEvent Ticket · Passconduit Arena\u{1B}[0m"), coloured.stdout)
