@@ -88,8 +88,10 @@ final class FilterBinaryTests: XCTestCase {
     }
 
     func testDeadlineOfOneMillisecondOnARealScanEndsInZeroOrSeventyFive() throws {
-        for input in [plain, [UInt8](repeating: 0x61, count: 200_000)] {
-            let r = try FilterRun.filter(input, arguments: ["--deadline", "0.001"])
+        let withPass = try [UInt8](Data(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/messages/two-passes.eml")))
+        let trust = FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path
+        for input in [plain, [UInt8](repeating: 0x61, count: 200_000), withPass] {
+            let r = try FilterRun.filter(input, arguments: ["--deadline", "0.001", "--trust", trust])
             XCTAssertFalse(r.signaled)
             XCTAssertEqual(r.status, 0)
             FilterPromise.assertIntact(input: input, output: r.stdout)
@@ -169,8 +171,14 @@ final class FilterBinaryTests: XCTestCase {
         var g = SystemRandomNumberGenerator()
         var seed = UInt64.random(in: 0...UInt64.max, using: &g)
         let env = FilterRun.environment(FilterRun.directory("home"), extra: [:])
-        let bases: [[UInt8]] = [plain, Array("From a Sat\r\nX-Passconduit: forged\r\nSubject: s\r\n\r\nb\r\n".utf8), Array("x".utf8)]
-        for n in 0..<120 {
+        let samples = FilterMail.repositoryRoot.appendingPathComponent("Samples/messages")
+        var bases: [[UInt8]] = [plain, Array("From a Sat\r\nX-Passconduit: forged\r\nSubject: s\r\n\r\nb\r\n".utf8), Array("x".utf8)]
+        for name in ["type.eml", "two-passes-crlf.eml", "bundle.eml", "forwarded.eml", "quoted-printable.eml"] {
+            bases.append(try [UInt8](Data(contentsOf: samples.appendingPathComponent(name))))
+        }
+        let trust = FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path
+        var withHeaders = 0
+        for n in 0..<240 {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407   // LCG: wrapping by design
             var m = bases[n % bases.count]
             let pos = m.isEmpty ? 0 : Int(seed >> 33) % m.count
@@ -180,10 +188,12 @@ final class FilterBinaryTests: XCTestCase {
             case 2: m.insert(0, at: pos)
             default: m += (0..<Int(seed >> 50)).map { UInt8(truncatingIfNeeded: $0 ^ Int(seed >> 40)) }
             }
-            let r = try FilterRun.filter(m, environment: env)
+            let r = try FilterRun.filter(m, arguments: ["--deadline", "60", "--trust", trust], environment: env)
             XCTAssertEqual(r.status, 0, "seed \(seed)")
             XCTAssertEqual(r.stderr, [])
             FilterPromise.assertIntact(input: m, output: r.stdout)
+            if r.stdout != m { withHeaders += 1 }
         }
+        XCTAssertGreaterThan(withHeaders, 30, "too few mutated messages got headers from the binary")
     }
 }
