@@ -66,6 +66,17 @@ final class FilterBinaryTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
     }
 
+    func testLogIsRotatedPastItsLimit() throws {
+        let home = FilterRun.directory("home")
+        let log = home.appendingPathComponent("state/passconduit/filter.log")
+        try FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(repeating: 0x2E, count: 4 << 20).write(to: log)
+        assertPassedThrough(try FilterRun.filter(plain, environment: FilterRun.environment(home)), plain)
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: log.path + ".1")[.size] as? Int), (4 << 20) + 0, "old log kept as .1")
+        assertPassedThrough(try FilterRun.filter(plain, environment: FilterRun.environment(home)), plain)
+        XCTAssertEqual(try String(contentsOf: log, encoding: .utf8).split(separator: "\n").count, 2)
+    }
+
     func testForgedHeadersAreRemovedByTheBinary() throws {
         let forged = Array("X-Passconduit: 1 pass (1 update)\nX-Passconduit-Pass: valid; update;\n org=\"Bank\"\n".utf8) + plain
         let r = try FilterRun.filter(forged)
