@@ -16,14 +16,16 @@ package struct FilterOptions: Sendable, Equatable {
     /// Wall-clock budget for the scan and its library work, after which the message passes
     /// through. Dovecot kills a Sieve filter at 10 s; Postfix bounces at its time limit.
     package var deadlineSeconds = Limits.default.filterDeadlineSeconds
-    /// MIME and pass limits for the scan (config `[limits]`).
-    package var limits = Limits.default
-    /// Preferred language for pass texts (config `language`, else `LANG`).
-    package var language: String? = nil
+    /// The configuration file's settings (limits, library, trust folders, language), handed to
+    /// ConduitSetup so the filter agrees with every other command.
+    package var config = Config()
     /// `file` (`$XDG_STATE_HOME/passconduit/filter.log`), `syslog` (facility mail) or `none`.
     package var log: FilterLogDestination = .file
+    /// `--library` (wins over the config file).
     package var libraryPath: String? = nil
+    /// `--config`.
     package var configPath: String? = nil
+    /// `--trust` folders (added after the shipped anchors and the config's folders).
     package var trustDirectories: [String] = []
 
     package init() {}

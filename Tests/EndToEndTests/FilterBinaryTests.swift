@@ -66,6 +66,17 @@ final class FilterBinaryTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
     }
 
+    func testLogIsRotatedPastItsLimit() throws {
+        let home = FilterRun.directory("home")
+        let log = home.appendingPathComponent("state/passconduit/filter.log")
+        try FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(repeating: 0x2E, count: 4 << 20).write(to: log)
+        assertPassedThrough(try FilterRun.filter(plain, environment: FilterRun.environment(home)), plain)
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: log.path + ".1")[.size] as? Int), (4 << 20) + 0, "old log kept as .1")
+        assertPassedThrough(try FilterRun.filter(plain, environment: FilterRun.environment(home)), plain)
+        XCTAssertEqual(try String(contentsOf: log, encoding: .utf8).split(separator: "\n").count, 2)
+    }
+
     func testForgedHeadersAreRemovedByTheBinary() throws {
         let forged = Array("X-Passconduit: 1 pass (1 update)\nX-Passconduit-Pass: valid; update;\n org=\"Bank\"\n".utf8) + plain
         let r = try FilterRun.filter(forged)
@@ -88,8 +99,10 @@ final class FilterBinaryTests: XCTestCase {
     }
 
     func testDeadlineOfOneMillisecondOnARealScanEndsInZeroOrSeventyFive() throws {
-        for input in [plain, [UInt8](repeating: 0x61, count: 200_000)] {
-            let r = try FilterRun.filter(input, arguments: ["--deadline", "0.001"])
+        let withPass = try [UInt8](Data(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/messages/two-passes.eml")))
+        let trust = FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path
+        for input in [plain, [UInt8](repeating: 0x61, count: 200_000), withPass] {
+            let r = try FilterRun.filter(input, arguments: ["--deadline", "0.001", "--trust", trust])
             XCTAssertFalse(r.signaled)
             XCTAssertEqual(r.status, 0)
             FilterPromise.assertIntact(input: input, output: r.stdout)
@@ -169,8 +182,14 @@ final class FilterBinaryTests: XCTestCase {
         var g = SystemRandomNumberGenerator()
         var seed = UInt64.random(in: 0...UInt64.max, using: &g)
         let env = FilterRun.environment(FilterRun.directory("home"), extra: [:])
-        let bases: [[UInt8]] = [plain, Array("From a Sat\r\nX-Passconduit: forged\r\nSubject: s\r\n\r\nb\r\n".utf8), Array("x".utf8)]
-        for n in 0..<120 {
+        let samples = FilterMail.repositoryRoot.appendingPathComponent("Samples/messages")
+        var bases: [[UInt8]] = [plain, Array("From a Sat\r\nX-Passconduit: forged\r\nSubject: s\r\n\r\nb\r\n".utf8), Array("x".utf8)]
+        for name in ["type.eml", "two-passes-crlf.eml", "bundle.eml", "forwarded.eml", "quoted-printable.eml"] {
+            bases.append(try [UInt8](Data(contentsOf: samples.appendingPathComponent(name))))
+        }
+        let trust = FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path
+        var withHeaders = 0
+        for n in 0..<240 {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407   // LCG: wrapping by design
             var m = bases[n % bases.count]
             let pos = m.isEmpty ? 0 : Int(seed >> 33) % m.count
@@ -180,10 +199,12 @@ final class FilterBinaryTests: XCTestCase {
             case 2: m.insert(0, at: pos)
             default: m += (0..<Int(seed >> 50)).map { UInt8(truncatingIfNeeded: $0 ^ Int(seed >> 40)) }
             }
-            let r = try FilterRun.filter(m, environment: env)
+            let r = try FilterRun.filter(m, arguments: ["--deadline", "60", "--trust", trust], environment: env)
             XCTAssertEqual(r.status, 0, "seed \(seed)")
             XCTAssertEqual(r.stderr, [])
             FilterPromise.assertIntact(input: m, output: r.stdout)
+            if r.stdout != m { withHeaders += 1 }
         }
+        XCTAssertGreaterThan(withHeaders, 30, "too few mutated messages got headers from the binary")
     }
 }
