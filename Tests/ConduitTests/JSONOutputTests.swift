@@ -7,6 +7,11 @@ final class JSONOutputTests: XCTestCase {
         XCTAssertEqual(value.line, #"{"b":1,"a":"x\"\n\u0001\u2028","n":null,"t":true}"#)
     }
 
+    func testTextNeedingNoEscapeIsCopiedAndEuroSignStaysRaw() {
+        XCTAssertEqual(JSONOutput.string("Row 12, Seat 7").line, #""Row 12, Seat 7""#)
+        XCTAssertEqual(JSONOutput.string("49,50 € \u{2029}").line, #""49,50 € \u2029""#)
+    }
+
     func testOutputParsesAsJSON() throws {
         let value = JSONOutput.array([.string("é🎫"), .object([("k", .array([]))])])
         let parsed = try JSONSerialization.jsonObject(with: Data(value.line.utf8)) as? [Any]
