@@ -3,6 +3,8 @@ import XCTest
 
 /// `passconduit filter` as a mail host runs it: only ever "complete message + 0" or "nothing + 75".
 final class FilterBinaryTests: XCTestCase {
+    override class func tearDown() { FilterRun.cleanUp() }
+
     let plain = Array("From: a@example.org\nTo: b@example.org\nSubject: hello\n\nbody line\n".utf8)
 
     private func assertPassedThrough(_ r: FilterRun.Result, _ input: [UInt8], file: StaticString = #filePath, line: UInt = #line) {

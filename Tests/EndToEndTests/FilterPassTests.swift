@@ -4,6 +4,8 @@ import XCTest
 /// The filter with real passes signed by the sample CA: headers, offers, hostile pass.json text,
 /// many filters at once on one library.
 final class FilterPassTests: XCTestCase {
+    override class func tearDown() { FilterRun.cleanUp() }
+
     private func args(_ root: URL) -> [String] {
         // A generous deadline: these tests are about results, and CI machines are often busy.
         ["--log", "none", "--deadline", "60", "--library", root.appendingPathComponent("library.sqlite").path,

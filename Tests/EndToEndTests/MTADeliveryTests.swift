@@ -5,6 +5,8 @@ import XCTest
 /// Samples/integrations/) and deliver into a Maildir: the delivered bytes are the message plus
 /// exactly our header lines.
 final class MTADeliveryTests: XCTestCase {
+    override class func tearDown() { FilterRun.cleanUp() }
+
     struct Delivery {
         var status: Int32
         var delivered: [[UInt8]]
