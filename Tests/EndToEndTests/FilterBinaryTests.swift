@@ -131,6 +131,18 @@ final class FilterBinaryTests: XCTestCase {
         }
     }
 
+    func testSIGTERMAfterOutputStartedFinishesTheMessage() throws {
+        // 8 MB into a reader that waits a second: the filter is blocked writing when SIGTERM comes.
+        let big = Array("Subject: big\n\n".utf8) + [UInt8]((0..<(8 << 20)).map { UInt8(97 + $0 % 26) })
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        let script = #"exec 3> >(sleep 1; sha256sum) 4<&0; "$PASSCONDUIT" filter <&4 >&3 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; echo "rc=$?"; exec 3>&-; sleep 1.5"#
+        let r = try FilterRun.shell(script, input: big, environment: env)
+        let full = String(decoding: try FilterRun.shell("sha256sum", input: big, environment: env).stdout.prefix(64), as: UTF8.self)
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("rc=0\n"), text)
+        XCTAssertTrue(text.contains(full), "the message was not finished: \(text)")
+    }
+
     func testStdoutClosedEarlyExits75() throws {
         let big = [UInt8](repeating: 0x62, count: 4 << 20)
         let env = FilterRun.environment(FilterRun.directory("home"))
