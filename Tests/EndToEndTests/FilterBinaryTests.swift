@@ -3,6 +3,8 @@ import XCTest
 
 /// `passconduit filter` as a mail host runs it: only ever "complete message + 0" or "nothing + 75".
 final class FilterBinaryTests: XCTestCase {
+    override class func tearDown() { FilterRun.cleanUp() }
+
     let plain = Array("From: a@example.org\nTo: b@example.org\nSubject: hello\n\nbody line\n".utf8)
 
     private func assertPassedThrough(_ r: FilterRun.Result, _ input: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
@@ -127,6 +129,18 @@ final class FilterBinaryTests: XCTestCase {
                 XCTAssertTrue(stat.contains(") Z "), "a scanning process survived: \(pid) \(stat)")
             }
         }
+    }
+
+    func testSIGTERMAfterOutputStartedFinishesTheMessage() throws {
+        // 8 MB into a reader that waits a second: the filter is blocked writing when SIGTERM comes.
+        let big = Array("Subject: big\n\n".utf8) + [UInt8]((0..<(8 << 20)).map { UInt8(97 + $0 % 26) })
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        let script = #"exec 3> >(sleep 1; sha256sum) 4<&0; "$PASSCONDUIT" filter <&4 >&3 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; echo "rc=$?"; exec 3>&-; sleep 1.5"#
+        let r = try FilterRun.shell(script, input: big, environment: env)
+        let full = String(decoding: try FilterRun.shell("sha256sum", input: big, environment: env).stdout.prefix(64), as: UTF8.self)
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("rc=0\n"), text)
+        XCTAssertTrue(text.contains(full), "the message was not finished: \(text)")
     }
 
     func testStdoutClosedEarlyExits75() throws {

@@ -4,6 +4,8 @@ import XCTest
 /// The filter with real passes signed by the sample CA: headers, offers, hostile pass.json text,
 /// many filters at once on one library.
 final class FilterPassTests: XCTestCase {
+    override class func tearDown() { FilterRun.cleanUp() }
+
     private func args(_ root: URL) -> [String] {
         // A generous deadline: these tests are about results, and CI machines are often busy.
         ["--log", "none", "--deadline", "60", "--library", root.appendingPathComponent("library.sqlite").path,
@@ -50,6 +52,34 @@ final class FilterPassTests: XCTestCase {
         XCTAssertTrue(own.last?.contains("org=\"Evil Bcc: x\"") ?? false, "\(own)")
         let headerBlock = String(decoding: r.stdout, as: UTF8.self).components(separatedBy: "\n\n")[0]
         XCTAssertFalse(headerBlock.split(separator: "\n").contains { $0.hasPrefix("Bcc:") }, headerBlock)
+    }
+
+    func testLibraryLockedByAnotherProcessCostsTheScanNotTheMessage() throws {
+        let root = FilterRun.directory("locked-library")
+        let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))])
+        // Another process holds the library's open lock and a write transaction for 20 s.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", """
+            import fcntl, sqlite3, sys, time
+            lock = open(sys.argv[1] + ".lock", "a"); fcntl.flock(lock, fcntl.LOCK_EX)
+            db = sqlite3.connect(sys.argv[1]); db.execute("BEGIN EXCLUSIVE")
+            print("held", flush=True); time.sleep(20)
+            """, root.appendingPathComponent("library.sqlite").path]
+        let ready = Pipe()
+        holder.standardOutput = ready
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        _ = ready.fileHandleForReading.availableData   // "held"
+        var a = args(root)
+        a[a.firstIndex(of: "60")!] = "1"               // --deadline 1
+        let r = try FilterRun.filter(message, arguments: a, environment: FilterRun.environment(root))
+        XCTAssertEqual(r.status, 0)
+        XCTAssertLessThan(r.seconds, 3, "the filter waited on the lock past its deadline")
+        XCTAssertEqual(r.stdout, message, "with the library unavailable the message passes unchanged")
+        let closed = try FilterRun.filter(message, arguments: a + ["--fail-closed"], environment: FilterRun.environment(root))
+        XCTAssertEqual(closed.status, 75)
+        XCTAssertEqual(closed.stdout, [])
     }
 
     func testSixteenFiltersInParallelOnOneLibraryLoseNothing() throws {

@@ -5,6 +5,8 @@ import XCTest
 /// Samples/integrations/) and deliver into a Maildir: the delivered bytes are the message plus
 /// exactly our header lines.
 final class MTADeliveryTests: XCTestCase {
+    override class func tearDown() { FilterRun.cleanUp() }
+
     struct Delivery {
         var status: Int32
         var delivered: [[UInt8]]
@@ -220,6 +222,25 @@ final class MTADeliveryTests: XCTestCase {
     func testDovecotSieveFilterDeliversEverySampleThroughTheFilter() throws {
         XCTAssertTrue(tool("/usr/lib/dovecot/dovecot-lda"), "dovecot-lda is not installed (script/bootstrap installs dovecot-core dovecot-sieve)")
         try check("dovecot", deliver: dovecot)
+    }
+
+    func testProcmailTimeoutKillsAHungFilterAndRescuesTheMessage() throws {
+        // procmail's TIMEOUT sends SIGTERM; the filter kills its scanning child and exits 75, and
+        // nothing keeps procmail's pipes open (mta-conventions: a grandchild holding them wedged it).
+        let root = FilterRun.directory("procmail-timeout")
+        let md = makeMaildir(root)
+        let rc = root.appendingPathComponent("procmailrc")
+        // procmail hands its own variables, not the caller's environment, to the programs it runs.
+        try "TIMEOUT=2\nPASSCONDUIT_FILTER_FAULT=hang\n:0 fw\n| \(filterCommand(root))\n:0\n\(md.path)/\n".write(to: rc, atomically: true, encoding: .utf8)
+        let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))])
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
+                                  environment: FilterRun.environment(root))
+        XCTAssertEqual(r.status, 0)
+        XCTAssertLessThan(r.seconds, 15)
+        XCTAssertGreaterThan(r.seconds, 1.5, "the filter did not hang, so procmail's TIMEOUT was not exercised")
+        var delivered = try maildirFiles(md)
+        if var only = delivered.first, only.count == message.count + 1, only.last == 10 { only.removeLast(); delivered = [only] }
+        XCTAssertTrue(delivered == [message], "not the original: \(delivered.map(\.count)) vs \(message.count) bytes")
     }
 
     func testProcmailKeepsTheMessageWhenTheFilterFailsClosed() throws {
