@@ -9,14 +9,14 @@ import WalletPass
 struct PassCard {
     let terminal: Terminal
 
-    func render(_ found: FoundPass, details: Bool) -> String {
+    func render(_ found: FoundPass, details: Bool, now: Date = Date()) -> String {
         let verdict = found.verdict
         var lines: [String] = []
         if let pass = verdict.pass {
             lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
             if !pass.description.isEmpty { lines.append("  " + pass.description) }
             if let date = pass.relevantDate { lines.append(row("When", DateText.human(date))) }
-            if let expiry = pass.expirationDate { lines.append(row("Expires", DateText.human(expiry))) }
+            if let expiry = pass.expirationDate { lines.append(row("Expires", expiryText(expiry, now: now))) }
             if pass.voided { lines.append(row("Voided", "yes, the issuer has voided this pass")) }
         } else {
             lines.append(terminal.bold("Not a readable pass" + (found.source.filename.map { " · \($0)" } ?? "")))
@@ -48,6 +48,11 @@ struct PassCard {
 
     func row(_ label: String, _ value: String) -> String {
         "  " + terminal.dim(label.padding(toLength: 11, withPad: " ", startingAt: 0)) + " " + value
+    }
+
+    /// The expiry date, saying so when it has passed: Wallet greys out an expired pass.
+    func expiryText(_ expiry: Date, now: Date) -> String {
+        DateText.human(expiry) + (expiry < now ? " (expired)" : "")
     }
 
     func status(_ verdict: PassVerdict) -> String {

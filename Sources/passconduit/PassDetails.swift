@@ -18,7 +18,7 @@ struct PassDetails {
         if let logo = pass.logoText, !logo.isEmpty, logo != pass.organizationName { lines.append(card.row("Logo text", logo)) }
         if let date = pass.relevantDate { lines.append(card.row("When", DateText.human(date))) }
         if let expiry = pass.expirationDate {
-            lines.append(card.row("Expires", DateText.human(expiry) + (expiry < Date() ? " (expired)" : "")))
+            lines.append(card.row("Expires", card.expiryText(expiry, now: Date())))
         }
         if pass.voided { lines.append(card.row("Voided", "yes")) }
         if let transit = pass.transitType { lines.append(card.row("Transit", transit)) }

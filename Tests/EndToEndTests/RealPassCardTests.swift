@@ -1,0 +1,23 @@
+import Foundation
+import XCTest
+
+/// The card a person reads for real passes (Tests/WalletPassTests/Fixtures/pkpass-real, copied
+/// from /work/shared/corpus/pkpass-real): nothing cut, nothing blank, expiry said plainly.
+final class RealPassCardTests: XCTestCase {
+    var sandbox: Sandbox!
+
+    override func setUpWithError() throws {
+        sandbox = try Sandbox()
+    }
+
+    static func realPass(_ name: String) -> String {
+        Run.root.appendingPathComponent("Tests/WalletPassTests/Fixtures/pkpass-real/" + name).path
+    }
+
+    /// SATA's boarding pass expired on 17 Jun 2023; `show` said so, the scan/add card did not.
+    func testExpiredPassIsSaidToBeExpiredOnItsCard() throws {
+        let run = try sandbox.run("scan", [Self.realPass("Kryst0r-Wallet__BoardingPass.pkpass")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  Expires     Sat 17 Jun 2023, 14:30 UTC (expired)\n"), run.stdout)
+    }
+}
