@@ -46,8 +46,11 @@ struct PassCard {
         return lines.joined(separator: "\n")
     }
 
+    /// Labels are padded to one column; a longer label (a pass's own field label, such as
+    /// "NAME OF PASSENGER") is printed whole rather than cut.
     func row(_ label: String, _ value: String) -> String {
-        "  " + terminal.dim(label.padding(toLength: 11, withPad: " ", startingAt: 0)) + " " + value
+        let padded = label.count >= 11 ? label : label.padding(toLength: 11, withPad: " ", startingAt: 0)
+        return "  " + terminal.dim(padded) + " " + value
     }
 
     /// The expiry date, saying so when it has passed: Wallet greys out an expired pass.

@@ -20,4 +20,14 @@ final class RealPassCardTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stdout.contains("  Expires     Sat 17 Jun 2023, 14:30 UTC (expired)\n"), run.stdout)
     }
+
+    /// Field labels longer than the label column ("PONTA DELGADA JOAO PAULO II", "NAME OF
+    /// PASSENGER") were cut to 11 characters: "PONTA DELGA PDL".
+    func testLongFieldLabelsAreNotCut() throws {
+        let run = try sandbox.run("scan", ["--verbose", Self.realPass("Kryst0r-Wallet__BoardingPass.pkpass")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  PONTA DELGADA JOAO PAULO II PDL\n"), run.stdout)
+        XCTAssertFalse(run.stdout.contains("PONTA DELGA PDL"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("  Seat        3B\n"), "short labels keep their column: \(run.stdout)")
+    }
 }
