@@ -14,7 +14,7 @@ struct PassCard {
         var lines: [String] = []
         if let pass = verdict.pass {
             lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
-            if !pass.description.isEmpty { lines.append("  " + pass.description) }
+            if let description = Self.visible(pass.description) { lines.append("  " + description) }
             if let date = pass.relevantDate { lines.append(row("When", DateText.human(date))) }
             if let expiry = pass.expirationDate { lines.append(row("Expires", expiryText(expiry, now: now))) }
             if pass.voided { lines.append(row("Voided", "yes, the issuer has voided this pass")) }
@@ -56,6 +56,11 @@ struct PassCard {
     /// The expiry date, saying so when it has passed: Wallet greys out an expired pass.
     func expiryText(_ expiry: Date, now: Date) -> String {
         DateText.human(expiry) + (expiry < now ? " (expired)" : "")
+    }
+
+    /// A text worth a line: nil when it is empty or only white space (some issuers put " ").
+    static func visible(_ text: String) -> String? {
+        text.allSatisfy(\.isWhitespace) ? nil : text
     }
 
     func status(_ verdict: PassVerdict) -> String {
@@ -102,7 +107,7 @@ struct PassCard {
         if pass.status == "untrusted" { marks.append("untrusted") }
         let date = pass.relevantDate.map { DateText.human($0) } ?? "-"
         var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(date.padding(toLength: 22, withPad: " ", startingAt: 0))  "
-        line += terminal.bold(pass.organizationName) + " · " + pass.description
+        line += terminal.bold(pass.organizationName) + (Self.visible(pass.description).map { " · " + $0 } ?? "")
         if !marks.isEmpty { line += "  " + terminal.yellow("[" + marks.joined(separator: ", ") + "]") }
         return line
     }

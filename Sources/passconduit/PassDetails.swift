@@ -14,7 +14,7 @@ struct PassDetails {
             return "\(stored.id): the stored pass can no longer be read"
         }
         lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
-        lines.append("  " + pass.description)
+        if let description = PassCard.visible(pass.description) { lines.append("  " + description) }
         if let logo = pass.logoText, !logo.isEmpty, logo != pass.organizationName { lines.append(card.row("Logo text", logo)) }
         if let date = pass.relevantDate { lines.append(card.row("When", DateText.human(date))) }
         if let expiry = pass.expirationDate {

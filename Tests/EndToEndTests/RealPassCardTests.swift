@@ -30,4 +30,17 @@ final class RealPassCardTests: XCTestCase {
         XCTAssertFalse(run.stdout.contains("PONTA DELGA PDL"), run.stdout)
         XCTAssertTrue(run.stdout.contains("  Seat        3B\n"), "short labels keep their column: \(run.stdout)")
     }
+
+    /// Deltasiege's store card has the description " ": the card printed a line of blanks and
+    /// `list` printed "Deltasiege.eu ·  ".
+    func testBlankDescriptionGetsNoLineAndNoDot() throws {
+        let pass = Self.realPass("BusinessWallet__StoreCard.pkpass")
+        let scan = try sandbox.run("scan", [pass])
+        XCTAssertEqual(scan.status, 0, scan.stderr)
+        XCTAssertTrue(scan.stdout.hasPrefix("Store Card · Deltasiege.eu\n  Status      valid\n"), scan.stdout)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", pass]).status, 0)
+        let list = try sandbox.run("list")
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertTrue(list.stdout.hasSuffix("Deltasiege.eu\n"), list.stdout)
+    }
 }
