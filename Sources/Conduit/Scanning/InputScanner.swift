@@ -47,7 +47,7 @@ package struct InputScanner {
         do {
             reader = try MaildirReader(path: path, limits: scanner.limits.mime)
         } catch let error as MailboxError where error.code != .notAMaildir {
-            emit(.problem(InputProblem(input: path, message: "cannot be read as a Maildir: \(error.detail)", status: .noInput)))
+            emit(.problem(InputProblem(input: path, message: "cannot be read as a Maildir: \(error.detail) \(error.path)", status: .noInput)))
             return
         } catch {
             emit(.problem(InputProblem(input: path, message: "is a folder but not a Maildir (it has no cur/ or new/ folder)", status: .noInput)))
@@ -124,6 +124,15 @@ package struct InputScanner {
             let next: MailboxMessage?
             do {
                 next = try reader.next()
+            } catch let error as MailboxError where R.self == MaildirReader.self {
+                // A Maildir message is a file of its own: one that cannot be read is skipped
+                // and the next one is read (the reader has already moved past it).
+                let status: ExitStatus = error.code == .cannotOpen ? .noInput : .ioError
+                emit(.problem(InputProblem(input: error.path, message: "cannot be read: \(Self.plain(error.detail))", status: status)))
+                continue
+            } catch let error as MailboxError {
+                emit(.problem(InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(Self.plain(error.detail))", status: .ioError)))
+                return
             } catch {
                 emit(.problem(InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(error)", status: .ioError)))
                 return
@@ -183,6 +192,12 @@ package struct InputScanner {
         }
         buffer.removeSubrange(filled...)
         return buffer
+    }
+
+    /// An OS reason as the rest of a sentence: "Permission denied" -> "permission denied".
+    static func plain(_ detail: String) -> String {
+        guard let first = detail.first, first.isUppercase, detail.dropFirst().first?.isLowercase ?? true else { return detail }
+        return first.lowercased() + detail.dropFirst()
     }
 
     static func reason(_ code: Int32, verb: String) -> String {

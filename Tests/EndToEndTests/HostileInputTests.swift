@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+
+/// Inputs a person can hand `scan` by mistake or by malice: each gets one clear line naming
+/// it, the scan goes on, the exit status is the documented one.
+final class HostileInputTests: XCTestCase {
+    var sandbox: Sandbox!
+
+    override func setUpWithError() throws {
+        sandbox = try Sandbox()
+    }
+
+    /// Runs `passconduit scan --json ARGS` as a user who cannot read files made mode 000 (tests
+    /// run as root, which reads everything: then the scan runs as nobody).
+    func scanAsUnprivileged(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        let home = sandbox.dir.appendingPathComponent("nobody")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o777])
+        var argv = [Binary.url.path, "scan", "--json", "--library", home.appendingPathComponent("library.sqlite").path,
+                    "--trust", Run.sample("ca/trust")] + arguments
+        if getuid() == 0 { argv = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + argv }
+        process.executableURL = URL(fileURLWithPath: argv[0])
+        process.arguments = Array(argv.dropFirst())
+        var environment = sandbox.environment
+        environment["HOME"] = home.path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        process.environment = environment
+        process.currentDirectoryURL = sandbox.dir
+        let outURL = home.appendingPathComponent("stdout"), errURL = home.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Run(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                   stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// One unreadable file in a Maildir stopped the whole folder ("stopped reading after 0
+    /// message(s): …/cur/1:2,S: cannot-open: Permission denied") and hid every pass after it.
+    func testUnreadableMaildirMessageIsSkippedAndTheRestScanned() throws {
+        let maildir = sandbox.dir.appendingPathComponent("Maildir")
+        for sub in ["cur", "new", "tmp"] {
+            try FileManager.default.createDirectory(at: maildir.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        let message = try Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/type.eml")))
+        let locked = maildir.appendingPathComponent("cur/1.host:2,S")
+        try message.write(to: locked)
+        try message.write(to: maildir.appendingPathComponent("cur/2.host:2,S"))
+        try message.write(to: maildir.appendingPathComponent("new/3.host"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked.path)
+
+        let run = try scanAsUnprivileged([maildir.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.objects.count, 2, run.stdout)
+        XCTAssertEqual(run.stderr, "passconduit: \(locked.path): cannot be read: permission denied\n")
+    }
+
+    /// The same folder with only the unreadable message: nothing found, and the exit status is
+    /// "unreadable input" (66), not "I/O error midway" (74).
+    func testMaildirWhoseOnlyMessageIsUnreadableExitsNoInput() throws {
+        let maildir = sandbox.dir.appendingPathComponent("Maildir")
+        try FileManager.default.createDirectory(at: maildir.appendingPathComponent("cur"), withIntermediateDirectories: true)
+        let locked = maildir.appendingPathComponent("cur/1.host:2,S")
+        try Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/type.eml"))).write(to: locked)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked.path)
+
+        let run = try scanAsUnprivileged([maildir.path])
+        XCTAssertEqual(run.status, 66, run.stderr)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertFalse(run.stderr.contains("cannot-open"), "no internal codes in a sentence: \(run.stderr)")
+    }
+
+    /// A Maildir whose new/ cannot be listed was reported as "cannot list the directory"
+    /// without saying which one.
+    func testMaildirFolderThatCannotBeListedIsNamed() throws {
+        let maildir = sandbox.dir.appendingPathComponent("Maildir")
+        let new = maildir.appendingPathComponent("new")
+        try FileManager.default.createDirectory(at: maildir.appendingPathComponent("cur"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: new, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: new.path)
+        let run = try scanAsUnprivileged([maildir.path])
+        XCTAssertEqual(run.status, 66, run.stderr)
+        XCTAssertEqual(run.stderr, "passconduit: \(maildir.path): cannot be read as a Maildir: cannot list the directory \(new.path)\n")
+    }
+
+    func testUnreadableFileIsNamedAndTheNextInputScanned() throws {
+        let locked = sandbox.dir.appendingPathComponent("locked.eml")
+        try Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/type.eml"))).write(to: locked)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked.path)
+        let run = try scanAsUnprivileged([locked.path, Run.sample("messages/type.eml")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.objects.count, 1)
+        XCTAssertEqual(run.stderr, "passconduit: \(locked.path): cannot be read: permission denied\n")
+    }
+}
