@@ -100,4 +100,46 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(run.objects.count, 1)
         XCTAssertEqual(run.stderr, "passconduit: \(locked.path): cannot be read: permission denied\n")
     }
+
+    /// A message whose ticket sits `depth` multiparts deep.
+    func nestedMessage(depth: Int) throws -> URL {
+        let pass = try Data(contentsOf: URL(fileURLWithPath: Run.sample("passes/event-ticket.pkpass")))
+        var text = "From: a@example.org\nSubject: deep\nMIME-Version: 1.0\n"
+        for level in 0..<depth { text += "Content-Type: multipart/mixed; boundary=\"b\(level)\"\n\n--b\(level)\n" }
+        text += "Content-Type: application/vnd.apple.pkpass; name=\"ticket.pkpass\"\nContent-Transfer-Encoding: base64\n\n"
+        text += pass.base64EncodedString(options: .lineLength76Characters) + "\n"
+        for level in (0..<depth).reversed() { text += "--b\(level)--\n" }
+        let url = sandbox.dir.appendingPathComponent("nested-\(depth).eml")
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    /// A pass 150 multiparts deep is past the depth limit (128): the scan said nothing and
+    /// exited 1, "no pass", though it had not looked there.
+    func testMessageNestedPastTheDepthLimitSaysItWasNotFullySearched() throws {
+        let message = try nestedMessage(depth: 150)
+        let run = try sandbox.run("scan", [message.path])
+        XCTAssertEqual(run.status, 65, run.stderr)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertEqual(run.stderr, "passconduit: \(message.path): message 1 is nested more than 128 levels deep; "
+            + "the parts below that were not searched for passes\n")
+    }
+
+    func testPassNestedWithinTheDepthLimitIsFoundQuietly() throws {
+        let run = try sandbox.run("scan", ["--json", try nestedMessage(depth: 100).path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stderr, "")
+        XCTAssertEqual(run.objects.count, 1)
+    }
+
+    /// Past the part-count limit (10 000) the rest of a message is not searched; say so.
+    func testMessageWithTooManyPartsSaysItWasNotFullySearched() throws {
+        var text = "From: a@example.org\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n"
+        text += String(repeating: "--B\nContent-Type: text/plain\n\nx\n", count: 10_050) + "--B--\n"
+        let url = sandbox.dir.appendingPathComponent("many.eml")
+        try Data(text.utf8).write(to: url)
+        let run = try sandbox.run("scan", [url.path])
+        XCTAssertEqual(run.status, 65, run.stderr)
+        XCTAssertEqual(run.stderr, "passconduit: \(url.path): message 1 has more than 10000 parts; the rest were not searched for passes\n")
+    }
 }

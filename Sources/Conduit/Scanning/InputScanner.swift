@@ -145,7 +145,10 @@ package struct InputScanner {
                 emit(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(limit) bytes and was skipped", status: .dataError)))
             } else {
                 let source = PassSourceInfo(input: input, message: message.index, messagePath: message.path)
-                for found in scanner.scanMessage(message.bytes, source: source) { emit(.found(found)) }
+                let found = scanner.scanMessage(message.bytes, source: source) { sentence in
+                    emit(.problem(InputProblem(input: input, message: "message \(message.index) \(sentence)", status: .dataError)))
+                }
+                for pass in found { emit(.found(pass)) }
             }
             emit(.progress(input: input, messages: messages, bytes: bytes))
         }
