@@ -142,4 +142,12 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(run.status, 65, run.stderr)
         XCTAssertEqual(run.stderr, "passconduit: \(url.path): message 1 has more than 10000 parts; the rest were not searched for passes\n")
     }
+
+    /// Problems with standard input said "-: is empty", which reads as a typo.
+    func testEmptyStandardInputIsCalledStandardInput() throws {
+        let run = try sandbox.run("scan", ["--json", "-"], stdin: Data())
+        XCTAssertEqual(run.status, 66)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertEqual(run.stderr, "passconduit: standard input: is empty\n")
+    }
 }
