@@ -150,4 +150,18 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(run.stdout, "")
         XCTAssertEqual(run.stderr, "passconduit: standard input: is empty\n")
     }
+
+    /// A 3 MB header field before Content-Type: the header section is cut at the limit, the
+    /// attachment's Content-Type is never seen, and scan said "no pass" without a word.
+    func testHugeHeaderSaysFieldsWereIgnored() throws {
+        let message = try Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/type.eml")))
+        let url = sandbox.dir.appendingPathComponent("huge-header.eml")
+        try (Data(("X-Junk: " + String(repeating: "x", count: 3_000_000) + "\n").utf8) + message).write(to: url)
+        let started = Date()
+        let run = try sandbox.run("scan", [url.path])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        XCTAssertEqual(run.status, 65, run.stderr)
+        XCTAssertEqual(run.stderr, "passconduit: \(url.path): message 1 has a header section over 262144 bytes; "
+            + "the fields after that were ignored, so a pass there may have been missed\n")
+    }
 }
