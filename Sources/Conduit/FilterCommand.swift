@@ -113,6 +113,7 @@ package enum FilterCommand {
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
         var done = 0
         while done < bytes.count {
+            // baseAddress is non-nil and `done` within the buffer: the loop runs only while count > done >= 0.
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
             if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return }
         }

@@ -15,24 +15,10 @@ package enum FilterConfiguration {
     }
 
     package static func apply(_ config: Config, to options: inout FilterOptions, explicit: Set<String>, environment: [String: String]) {
-        options.limits = config.limits
+        options.config = config
         if !explicit.contains("maxScanBytes") { options.maxScanBytes = config.limits.filterMaxMessageBytes }
         if !explicit.contains("deadlineSeconds") { options.deadlineSeconds = config.limits.filterDeadlineSeconds }
         if !explicit.contains("applyUpdates") { options.applyUpdates = config.filter.applyUpdates }
         if !explicit.contains("headers") { options.headers = config.filter.addHeaders }
-        if !explicit.contains("libraryPath") { options.libraryPath = config.libraryPath }
-        options.trustDirectories = config.trustDirectories + options.trustDirectories
-        options.language = config.language ?? languageFromLocale(environment)
-    }
-
-    /// `de_DE.UTF-8` -> `de-DE`; nil for C/POSIX or when unset.
-    static func languageFromLocale(_ environment: [String: String]) -> String? {
-        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-            guard let value = environment[key], !value.isEmpty else { continue }
-            let base = value.split(separator: ".").first.map(String.init) ?? value
-            if base == "C" || base == "POSIX" { return nil }
-            return base.replacingOccurrences(of: "_", with: "-")
-        }
-        return nil
     }
 }

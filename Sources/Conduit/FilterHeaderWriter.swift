@@ -72,9 +72,11 @@ package struct FilterHeaderWriter: Sendable {
                 quoted.unicodeScalars.append(s)
             }
             quoted += "\""
-            // A quoted string may be folded at its spaces (RFC 5322 FWS); split there.
-            let pieces = quoted.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-            var result = pieces
+            // A quoted string that fits on a line stays whole (easy to match in a Sieve rule);
+            // a longer one may be folded at its spaces (RFC 5322 FWS inside quoted-string).
+            let whole = "\(key)=\(quoted);"
+            if whole.utf8.count <= Self.preferredLineLength - 2 { return [whole] }
+            var result = quoted.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
             result[0] = "\(key)=" + result[0]
             result[result.count - 1] += ";"
             return result

@@ -10,6 +10,8 @@ import Foundation
 package struct FilterLog: Sendable {
     package var destination: FilterLogDestination
     package var path: String?
+    /// The log is rotated (to filter.log.1) past this size, so a busy mailbox cannot fill the disk.
+    package static let rotateBytes = 4 << 20
 
     package init(destination: FilterLogDestination, environment: [String: String]) {
         self.destination = destination
@@ -34,8 +36,18 @@ package struct FilterLog: Sendable {
             guard let path else { return }
             let dir = (path as NSString).deletingLastPathComponent
             makeDirectories(dir)
-            let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+            let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+            var fd = open(path, flags, 0o600)
             guard fd >= 0 else { return }
+            var st = stat()
+            if fstat(fd, &st) == 0, Int(st.st_size) >= Self.rotateBytes {
+                // One old generation is kept: filter.log.1. A concurrent filter may still append
+                // to the renamed file; no line is lost either way.
+                _ = rename(path, path + ".1")
+                close(fd)
+                fd = open(path, flags, 0o600)
+                guard fd >= 0 else { return }
+            }
             let bytes = Array((line + "\n").utf8)
             _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             close(fd)

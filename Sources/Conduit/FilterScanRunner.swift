@@ -3,21 +3,7 @@ import Glibc
 #endif
 import Foundation
 
-/// Runs the scan under the filter's deadline, isolated so that neither a hang nor a crash in the
-/// MIME parser, zip reader, OpenSSL or SQLite can cost the message.
-package enum FilterScanIsolation: Sendable {
-    /// In a forked child process: a crash or a hang kills only the child, and at the deadline the
-    /// child is killed (SIGKILL), so no library work continues after the filter has decided.
-    /// Used by `passconduit filter`; fork is only safe while the process has a single thread, so
-    /// the runner falls back to `.thread` otherwise.
-    case childProcess
-    /// On a separate thread, abandoned at the deadline (its results are ignored). For in-process
-    /// use (tests, other callers), where forking is not safe.
-    case thread
-    /// On the caller's thread, no deadline (deterministic tests of the rest of the pipeline).
-    case inline
-}
-
+/// Runs a scan in the isolation it was given, cut at `deadlineSeconds`.
 package struct FilterScanRunner: Sendable {
     package var isolation: FilterScanIsolation
     package var deadlineSeconds: Double
@@ -158,6 +144,7 @@ package struct FilterScanRunner: Sendable {
         }
         var done = 0
         while done < bytes.count {
+            // baseAddress is non-nil and `done` within the buffer: the loop runs only while count > done >= 0.
             let n = bytes.withUnsafeBytes { write(resultFD, $0.baseAddress! + done, $0.count - done) }
             if n > 0 { done += n; continue }
             if n < 0 && errno == EINTR { continue }

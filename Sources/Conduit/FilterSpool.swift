@@ -98,6 +98,7 @@ package final class FilterSpool {
         var out = [UInt8](repeating: 0, count: r.count)
         var done = 0
         while done < r.count {
+            // baseAddress is non-nil and `done` within the buffer: the loop runs only while r.count > done >= 0.
             let n = out.withUnsafeMutableBytes { pread(fileDescriptor, $0.baseAddress! + done, $0.count - done, off_t(r.lowerBound + done)) }
             if n > 0 { done += n; continue }
             if n < 0 && errno == EINTR { continue }
@@ -134,6 +135,7 @@ package final class FilterSpool {
             let fd = open(dir, O_RDWR | oTmpfile | O_CLOEXEC, 0o600)
             if fd >= 0 { return fd }
             lastError = errno
+            // A C string array is never empty (it holds at least the NUL), so baseAddress is non-nil.
             var template = Array("\(dir)/passconduit-spool-XXXXXX".utf8CString)
             let fd2 = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             if fd2 >= 0 {

@@ -117,6 +117,25 @@ enum ByteScan {
         let lf = 0x0A &* ones  // no overflow: 0x0A * 0x01..01 fits in 64 bits
         let nx = UInt64(next) &* ones
         var i = from
+        // 32 bytes per step with vector compares; each step reads bytes i..<i+33, so it needs i + 33 <= end.
+        let lfVector = SIMD32<UInt8>(repeating: 0x0A)
+        let nextVector = SIMD32<UInt8>(repeating: next)
+        while i + 33 <= end {
+            let raw = UnsafeRawPointer(base + i)
+            let a = raw.loadUnaligned(as: SIMD32<UInt8>.self)
+            let b = raw.loadUnaligned(fromByteOffset: 1, as: SIMD32<UInt8>.self)
+            let hit = (a .== lfVector) .& (b .== nextVector)
+            // A true lane is all ones. Read the 32 lanes as four words: Swift's generic any() is not
+            // inlined here and cost more than the compares.
+            let words = unsafeBitCast(hit, to: (UInt64, UInt64, UInt64, UInt64).self)
+            if (words.0 | words.1 | words.2 | words.3) != 0 {
+                if words.0 != 0 { return i + words.0.trailingZeroBitCount / 8 }
+                if words.1 != 0 { return i + 8 + words.1.trailingZeroBitCount / 8 }
+                if words.2 != 0 { return i + 16 + words.2.trailingZeroBitCount / 8 }
+                return i + 24 + words.3.trailingZeroBitCount / 8
+            }
+            i += 32
+        }
         // Each step reads bytes i..<i+9, so it needs i + 9 <= end (both loads stay inside the buffer).
         while i + 9 <= end {
             let raw = UnsafeRawPointer(base + i)

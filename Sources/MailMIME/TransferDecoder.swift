@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Content-Transfer-Encoding decoders (RFC 2045 §6.7, §6.8; uuencode as POSIX `uudecode`).
 /// All are tolerant: junk is skipped, missing padding is fine, lines may be any length, and the
 /// output is bounded by the input size.
@@ -29,6 +35,20 @@ package enum TransferDecoder {
         }
     }
 
+    /// The base64 alphabet pre-shifted for each of the 4 positions of a group; 0xFF000000 marks a
+    /// byte outside the alphabet, so OR-ing four lookups tells validity and value in one step.
+    private static let base64Shifted: [UInt32] = {
+        var t = [UInt32](repeating: 0xFF00_0000, count: 1024)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        for (k, c) in alphabet.enumerated() {
+            t[Int(c)] = UInt32(k) << 18
+            t[256 + Int(c)] = UInt32(k) << 12
+            t[512 + Int(c)] = UInt32(k) << 6
+            t[768 + Int(c)] = UInt32(k)
+        }
+        return t
+    }()
+
     private static let base64Table: [UInt8] = {
         var t = [UInt8](repeating: 0xFF, count: 256)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
@@ -42,10 +62,14 @@ package enum TransferDecoder {
     /// decodes a trailing group of 2 or 3 characters as if padded (a lone trailing char is dropped).
     package static func base64(_ input: ArraySlice<UInt8>) -> [UInt8] {
         let table = base64Table
-        let capacity = input.count / 4 * 3 + 3
+        let shifted = base64Shifted
+        // +4: the fast path stores 4 bytes to write 3, so it needs one byte of slack.
+        let capacity = input.count / 4 * 3 + 4
         return input.withUnsafeBufferPointer { buf in
             table.withUnsafeBufferPointer { t in
+              shifted.withUnsafeBufferPointer { d in
                 [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+                    let outBase = UnsafeMutableRawPointer(out.baseAddress!)
                     // Every 4 accepted input bytes write 3 output bytes, so o never exceeds capacity.
                     var o = 0
                     var acc: UInt32 = 0
@@ -55,18 +79,20 @@ package enum TransferDecoder {
                     let end = buf.count
                     while i < end {
                         // Fast path: four alphabet characters in a row (the whole of a clean line).
-                        if n == 0, i + 4 <= end {
-                            let a = t[Int(buf[i])], b = t[Int(buf[i + 1])], c = t[Int(buf[i + 2])], d = t[Int(buf[i + 3])]
-                            if (a | b | c | d) & 0x80 == 0 {
-                                let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                                out[o] = UInt8(truncatingIfNeeded: v >> 16)
-                                out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
-                                out[o + 2] = UInt8(truncatingIfNeeded: v)
+                        if n == 0 {
+                            // Four alphabet characters in a row become 3 bytes with one 4-byte store
+                            // (o + 4 <= capacity because o <= (i / 4) * 3 and i + 4 <= end).
+                            var decodedAny = false
+                            while i + 4 <= end {
+                                let v = d[Int(buf[i])] | d[256 + Int(buf[i + 1])] | d[512 + Int(buf[i + 2])] | d[768 + Int(buf[i + 3])]
+                                if v & 0xFF00_0000 != 0 { break }
+                                outBase.storeBytes(of: (v.byteSwapped >> 8).littleEndian, toByteOffset: o, as: UInt32.self)
                                 o += 3
                                 i += 4
-                                pads = 0
-                                continue
+                                decodedAny = true
                             }
+                            if decodedAny { pads = 0 }
+                            if i >= end { break }
                         }
                         let v = t[Int(buf[i])]
                         i += 1
@@ -97,6 +123,7 @@ package enum TransferDecoder {
                     }
                     count = o
                 }
+              }
             }
         }
     }
@@ -104,37 +131,43 @@ package enum TransferDecoder {
     /// Quoted-printable: `=XY` (either case) decoded, `=` before a line end is a soft break, any other
     /// `=` is kept literally; line ends are kept as they are in the input.
     package static func quotedPrintable(_ input: ArraySlice<UInt8>) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(input.count)
         input.withUnsafeBufferPointer { buf in
-            var i = 0
-            let n = buf.count
-            while i < n {
-                let c = buf[i]
-                if c != UInt8(ascii: "=") {
-                    out.append(c)
-                    i += 1
-                    continue
+            [UInt8](unsafeUninitializedCapacity: buf.count) { out, count in
+                // Output never outgrows input: every escape shrinks and other bytes copy 1:1.
+                var o = 0
+                var i = 0
+                let n = buf.count
+                while i < n {
+                    // Copy the run up to the next '=' in one go (memchr finds it).
+                    let eq = ByteScan.find(UInt8(ascii: "="), buf, from: i, end: n) ?? n
+                    if eq > i {
+                        // i..<eq lies inside buf, o..<o+(eq-i) inside out (o <= i).
+                        memcpy(out.baseAddress! + o, buf.baseAddress! + i, eq - i)
+                        o += eq - i
+                        i = eq
+                        if i == n { break }
+                    }
+                    // Soft line break: '=' then optional trailing whitespace then (CR)LF or the end.
+                    var j = i + 1
+                    while j < n, ByteClass.isWSP(buf[j]) { j += 1 }
+                    if j == n { i = n; continue }
+                    if buf[j] == 0x0A { i = j + 1; continue }
+                    if buf[j] == 0x0D {
+                        i = (j + 1 < n && buf[j + 1] == 0x0A) ? j + 2 : j + 1
+                        continue
+                    }
+                    if i + 2 < n, let hi = ByteClass.hexValue(buf[i + 1]), let lo = ByteClass.hexValue(buf[i + 2]) {
+                        out[o] = hi << 4 | lo
+                        i += 3
+                    } else {
+                        out[o] = UInt8(ascii: "=")
+                        i += 1
+                    }
+                    o += 1
                 }
-                // Soft line break: '=' then optional trailing whitespace then (CR)LF or the end.
-                var j = i + 1
-                while j < n, ByteClass.isWSP(buf[j]) { j += 1 }
-                if j == n { i = n; continue }
-                if buf[j] == 0x0A { i = j + 1; continue }
-                if buf[j] == 0x0D {
-                    i = (j + 1 < n && buf[j + 1] == 0x0A) ? j + 2 : j + 1
-                    continue
-                }
-                if i + 2 < n, let hi = ByteClass.hexValue(buf[i + 1]), let lo = ByteClass.hexValue(buf[i + 2]) {
-                    out.append(hi << 4 | lo)
-                    i += 3
-                } else {
-                    out.append(c)
-                    i += 1
-                }
+                count = o
             }
         }
-        return out
     }
 
     /// uuencode: skips to a `begin ` line, decodes each line by its length character until `end`

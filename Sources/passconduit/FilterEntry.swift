@@ -5,13 +5,8 @@ import Conduit
 /// "The delivery-filter contract", and `Conduit.FilterCommand`.
 enum FilterEntry {
     static func run(arguments: [String]) -> Never {
-        FilterCommand.run(arguments: arguments, environment: FilterEnvironment.current()) { _, _ in
-            NoPassScanner()
+        FilterCommand.run(arguments: arguments, environment: FilterEnvironment.current()) { options, environment in
+            FilterScanner(options: options, environment: environment)
         }
     }
-}
-
-/// Until the conduit's PassScanner is wired in: finds nothing, so the filter passes every message.
-struct NoPassScanner: FilterPassScanning {
-    func scan(message: [UInt8]) throws -> [FilterPassReport] { [] }
 }

@@ -38,6 +38,11 @@ enum StoredPassJSON {
     static func detailed(_ pass: StoredPass, info: PassInfo?, verdict: PassVerdict) -> JSONOutput {
         var members = members(pass)
         if let info {
+            // The stored texts are in the language of the day the pass was added; show uses --lang.
+            for (index, member) in members.enumerated() {
+                if member.0 == "organizationName" { members[index].1 = .string(info.organizationName) }
+                if member.0 == "description" { members[index].1 = .string(info.description) }
+            }
             func fields(_ list: [PassField]) -> JSONOutput {
                 .array(list.map {
                     .object([("key", .string($0.key)), ("label", .string($0.label)), ("value", .string($0.value)),

@@ -164,17 +164,20 @@ final class DeliveryFilterTests: XCTestCase {
             max-message-bytes = 1000
             """, file: "/etc/passconduit/config.toml", environment: [:])
         var args = FilterArguments(["--deadline", "1", "--trust", "/mine"])
-        FilterConfiguration.apply(config, to: &args.options, explicit: args.explicit, environment: ["LANG": "fr_FR.UTF-8"])
+        FilterConfiguration.apply(config, to: &args.options, explicit: args.explicit, environment: [:])
         let o = args.options
         XCTAssertEqual(o.deadlineSeconds, 1)          // the flag wins
         XCTAssertEqual(o.maxScanBytes, 1000)
         XCTAssertFalse(o.applyUpdates)
         XCTAssertFalse(o.headers)
-        XCTAssertEqual(o.libraryPath, "/srv/lib.sqlite")
-        XCTAssertEqual(o.trustDirectories, ["/etc/anchors", "/mine"])
-        XCTAssertEqual(o.language, "de")
-        XCTAssertEqual(FilterConfiguration.languageFromLocale(["LANG": "pt_BR.UTF-8"]), "pt-BR")
-        XCTAssertNil(FilterConfiguration.languageFromLocale(["LANG": "C.UTF-8"]))
+        // Library, anchors and language resolve exactly as for every other command.
+        let setup = FilterScanner(options: o, environment: ["LANG": "fr_FR.UTF-8"]).setup
+        XCTAssertEqual(setup.libraryPath, "/srv/lib.sqlite")
+        XCTAssertEqual(Array(setup.trustDirectories.suffix(2)), ["/etc/anchors", "/mine"])
+        XCTAssertEqual(setup.preferredLanguages, ["de"])
+        var cli = o
+        cli.libraryPath = "/flag.sqlite"
+        XCTAssertEqual(FilterScanner(options: cli, environment: [:]).setup.libraryPath, "/flag.sqlite")
     }
 
     func testBrokenConfigIsReportedNotThrown() {

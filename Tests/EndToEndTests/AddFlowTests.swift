@@ -105,6 +105,47 @@ final class AddFlowTests: XCTestCase {
         XCTAssertEqual(try sandbox.run("show", ["pass.org.passconduit.event/EVT-2026-0001", "--field", "no-such-key"]).status, 1)
     }
 
+    func testShowIsLocalizedByLang() throws {
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/localized.pkpass")]).status, 0)
+        let id = try XCTUnwrap(try sandbox.run("list", ["--json"]).objects.first?["id"] as? String)
+        var seen: [String: String] = [:]
+        for lang in ["en", "de", "fr"] {
+            let object = try XCTUnwrap(try sandbox.run("show", ["--json", "--lang", lang, id]).objects.first)
+            XCTAssertEqual(object["language"] as? String, lang)
+            seen[lang] = object["description"] as? String
+        }
+        XCTAssertEqual(Set(seen.values).count, 3, "three languages, three descriptions: \(seen)")
+        XCTAssertEqual(seen["de"], "Bibliotheksausweis")
+    }
+
+    func testLogFollowPrintsChangesAsTheyHappen() throws {
+        let follower = Process()
+        follower.executableURL = Binary.url
+        follower.arguments = ["log", "--follow", "--json"] + sandbox.common
+        follower.environment = sandbox.environment
+        let out = Pipe()
+        follower.standardOutput = out
+        follower.standardError = FileHandle.nullDevice
+        try follower.run()
+        let finished = FinishedFlag()
+        defer { finished.set(); follower.terminate(); follower.waitUntilExit() }
+        XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
+        // Read until the first complete line arrives (the follower polls twice a second); a
+        // watchdog ends the follower after 20 s so a broken --follow fails instead of hanging.
+        let pid = follower.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { if !finished.isSet { kill(pid, SIGTERM) } }
+        var data = Data()
+        while !data.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        let line = try XCTUnwrap(String(decoding: data, as: UTF8.self).split(separator: "\n").first)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(object["kind"] as? String, "add")
+        XCTAssertEqual(object["id"] as? String, "pass.org.passconduit.event/EVT-2026-0001")
+    }
+
     func testUnknownIDIsNamed() throws {
         let run = try sandbox.run("show", ["pass.org.nowhere/1"])
         XCTAssertEqual(run.status, 66)
@@ -145,6 +186,25 @@ final class AddFlowTests: XCTestCase {
         XCTAssertFalse(run.stdout.contains("[y/N]"), run.stdout)
     }
 
+    func testPipedMessageIsAskedAboutOnTheControllingTerminal() throws {
+        let run = try sandbox.runOnTerminal("add", ["-"], answers: ["y"], stdinFile: message("type.eml"))
+        XCTAssertEqual(run.status, 0, run.stdout)
+        XCTAssertTrue(run.stdout.contains("Add to your library? [y/N]"), run.stdout)
+        XCTAssertEqual(try libraryState("type.eml"), "contained")
+    }
+
+    func testTerminalRemoveAsksAndNoKeepsThePass() throws {
+        XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
+        let id = "pass.org.passconduit.event/EVT-2026-0001"
+        let kept = try sandbox.runOnTerminal("remove", [id], answers: ["n"])
+        XCTAssertTrue(kept.stdout.contains("Remove this pass from your library? [y/N]"), kept.stdout)
+        XCTAssertTrue(kept.stdout.contains("Not removed."), kept.stdout)
+        XCTAssertEqual(try libraryState("type.eml"), "contained")
+        let removed = try sandbox.runOnTerminal("remove", [id], answers: ["y"])
+        XCTAssertEqual(removed.status, 0, removed.stdout)
+        XCTAssertEqual(try libraryState("type.eml"), "new")
+    }
+
     func testTerminalGetsColourUnlessNoColorIsSet() throws {
         let coloured = try sandbox.runOnTerminal("add", [message("type.eml")], answers: ["n"], colour: true)
         XCTAssertTrue(coloured.stdout.contains("\u{1B}[1mEvent Ticket · Passconduit Arena\u{1B}[0m"), coloured.stdout)
@@ -159,4 +219,12 @@ final class AddFlowTests: XCTestCase {
         let list = try sandbox.run("list", ["--json"])
         XCTAssertEqual(list.objects.map { $0["kind"] as? String }, ["coupon"])
     }
+}
+
+/// Set once the test is done with a child, so a late watchdog never signals a reused pid.
+final class FinishedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

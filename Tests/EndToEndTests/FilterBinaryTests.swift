@@ -3,6 +3,8 @@ import XCTest
 
 /// `passconduit filter` as a mail host runs it: only ever "complete message + 0" or "nothing + 75".
 final class FilterBinaryTests: XCTestCase {
+    override class func tearDown() { FilterRun.cleanUp() }
+
     let plain = Array("From: a@example.org\nTo: b@example.org\nSubject: hello\n\nbody line\n".utf8)
 
     private func assertPassedThrough(_ r: FilterRun.Result, _ input: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
@@ -66,6 +68,17 @@ final class FilterBinaryTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
     }
 
+    func testLogIsRotatedPastItsLimit() throws {
+        let home = FilterRun.directory("home")
+        let log = home.appendingPathComponent("state/passconduit/filter.log")
+        try FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(repeating: 0x2E, count: 4 << 20).write(to: log)
+        assertPassedThrough(try FilterRun.filter(plain, environment: FilterRun.environment(home)), plain)
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: log.path + ".1")[.size] as? Int), (4 << 20) + 0, "old log kept as .1")
+        assertPassedThrough(try FilterRun.filter(plain, environment: FilterRun.environment(home)), plain)
+        XCTAssertEqual(try String(contentsOf: log, encoding: .utf8).split(separator: "\n").count, 2)
+    }
+
     func testForgedHeadersAreRemovedByTheBinary() throws {
         let forged = Array("X-Passconduit: 1 pass (1 update)\nX-Passconduit-Pass: valid; update;\n org=\"Bank\"\n".utf8) + plain
         let r = try FilterRun.filter(forged)
@@ -88,8 +101,10 @@ final class FilterBinaryTests: XCTestCase {
     }
 
     func testDeadlineOfOneMillisecondOnARealScanEndsInZeroOrSeventyFive() throws {
-        for input in [plain, [UInt8](repeating: 0x61, count: 200_000)] {
-            let r = try FilterRun.filter(input, arguments: ["--deadline", "0.001"])
+        let withPass = try [UInt8](Data(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/messages/two-passes.eml")))
+        let trust = FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path
+        for input in [plain, [UInt8](repeating: 0x61, count: 200_000), withPass] {
+            let r = try FilterRun.filter(input, arguments: ["--deadline", "0.001", "--trust", trust])
             XCTAssertFalse(r.signaled)
             XCTAssertEqual(r.status, 0)
             FilterPromise.assertIntact(input: input, output: r.stdout)
@@ -114,6 +129,18 @@ final class FilterBinaryTests: XCTestCase {
                 XCTAssertTrue(stat.contains(") Z "), "a scanning process survived: \(pid) \(stat)")
             }
         }
+    }
+
+    func testSIGTERMAfterOutputStartedFinishesTheMessage() throws {
+        // 8 MB into a reader that waits a second: the filter is blocked writing when SIGTERM comes.
+        let big = Array("Subject: big\n\n".utf8) + [UInt8]((0..<(8 << 20)).map { UInt8(97 + $0 % 26) })
+        let env = FilterRun.environment(FilterRun.directory("home"))
+        let script = #"exec 3> >(sleep 1; sha256sum) 4<&0; "$PASSCONDUIT" filter <&4 >&3 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; echo "rc=$?"; exec 3>&-; sleep 1.5"#
+        let r = try FilterRun.shell(script, input: big, environment: env)
+        let full = String(decoding: try FilterRun.shell("sha256sum", input: big, environment: env).stdout.prefix(64), as: UTF8.self)
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("rc=0\n"), text)
+        XCTAssertTrue(text.contains(full), "the message was not finished: \(text)")
     }
 
     func testStdoutClosedEarlyExits75() throws {
@@ -169,8 +196,14 @@ final class FilterBinaryTests: XCTestCase {
         var g = SystemRandomNumberGenerator()
         var seed = UInt64.random(in: 0...UInt64.max, using: &g)
         let env = FilterRun.environment(FilterRun.directory("home"), extra: [:])
-        let bases: [[UInt8]] = [plain, Array("From a Sat\r\nX-Passconduit: forged\r\nSubject: s\r\n\r\nb\r\n".utf8), Array("x".utf8)]
-        for n in 0..<120 {
+        let samples = FilterMail.repositoryRoot.appendingPathComponent("Samples/messages")
+        var bases: [[UInt8]] = [plain, Array("From a Sat\r\nX-Passconduit: forged\r\nSubject: s\r\n\r\nb\r\n".utf8), Array("x".utf8)]
+        for name in ["type.eml", "two-passes-crlf.eml", "bundle.eml", "forwarded.eml", "quoted-printable.eml"] {
+            bases.append(try [UInt8](Data(contentsOf: samples.appendingPathComponent(name))))
+        }
+        let trust = FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path
+        var withHeaders = 0
+        for n in 0..<240 {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407   // LCG: wrapping by design
             var m = bases[n % bases.count]
             let pos = m.isEmpty ? 0 : Int(seed >> 33) % m.count
@@ -180,10 +213,12 @@ final class FilterBinaryTests: XCTestCase {
             case 2: m.insert(0, at: pos)
             default: m += (0..<Int(seed >> 50)).map { UInt8(truncatingIfNeeded: $0 ^ Int(seed >> 40)) }
             }
-            let r = try FilterRun.filter(m, environment: env)
+            let r = try FilterRun.filter(m, arguments: ["--deadline", "60", "--trust", trust], environment: env)
             XCTAssertEqual(r.status, 0, "seed \(seed)")
             XCTAssertEqual(r.stderr, [])
             FilterPromise.assertIntact(input: m, output: r.stdout)
+            if r.stdout != m { withHeaders += 1 }
         }
+        XCTAssertGreaterThan(withHeaders, 30, "too few mutated messages got headers from the binary")
     }
 }

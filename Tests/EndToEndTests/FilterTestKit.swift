@@ -18,6 +18,11 @@ enum FilterRun {
         return u
     }()
 
+    /// Removes everything the filter tests made (called from each class's tearDown).
+    static func cleanUp() {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
     /// A fresh directory under the scratch folder.
     static func directory(_ name: String) -> URL {
         let u = scratch.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")

@@ -5,6 +5,8 @@ import XCTest
 /// Samples/integrations/) and deliver into a Maildir: the delivered bytes are the message plus
 /// exactly our header lines.
 final class MTADeliveryTests: XCTestCase {
+    override class func tearDown() { FilterRun.cleanUp() }
+
     struct Delivery {
         var status: Int32
         var delivered: [[UInt8]]
@@ -125,7 +127,11 @@ final class MTADeliveryTests: XCTestCase {
         var env = FilterRun.environment(root.appendingPathComponent("home"))
         env["USER"] = geteuid() == 0 ? "nobody" : (ProcessInfo.processInfo.environment["USER"] ?? "user")
         let r = try FilterRun.run(executable: URL(fileURLWithPath: args[0]), arguments: Array(args.dropFirst()), input: message, environment: env)
-        return Delivery(status: r.status, delivered: try maildirFiles(md), log: (try? String(contentsOf: root.appendingPathComponent("dovecot.log"), encoding: .utf8)) ?? "")
+        // The shipped script files mail with a new pass into "Passes" (Maildir++: .Passes).
+        let passes = md.appendingPathComponent(".Passes")
+        let filed = FileManager.default.fileExists(atPath: passes.path) ? try maildirFiles(passes) : []
+        return Delivery(status: r.status, delivered: try maildirFiles(md) + filed,
+                        log: (try? String(contentsOf: root.appendingPathComponent("dovecot.log"), encoding: .utf8)) ?? "")
     }
 
     /// What the filter alone makes of `message` (in a fresh library, like each delivery).
@@ -158,6 +164,41 @@ final class MTADeliveryTests: XCTestCase {
             let expected = try filtered(message, root: FilterRun.directory("\(mta)-expect-\(name)"))
             XCTAssertEqual(FilterPromise.ownHeaderLines(got), FilterPromise.ownHeaderLines(expected), "\(mta) \(name)")
             if name == "forged.eml" { XCTAssertFalse(String(decoding: got, as: UTF8.self).contains("Your Bank"), "\(mta) kept a forged header") }
+            // Every pass the headers say was offered is waiting in the library.
+            let offered = FilterPromise.ownHeaderLines(got).filter { $0.contains("action=offered") }.count
+            XCTAssertEqual(try offerCount(root), offered, "\(mta) \(name)")
+        }
+    }
+
+    /// Offer rows in the delivery's library, read with Python's sqlite3 (0 when no library was made).
+    func offerCount(_ root: URL) throws -> Int {
+        let db = root.appendingPathComponent("library.sqlite")
+        guard FileManager.default.fileExists(atPath: db.path) else { return 0 }
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/python3"),
+                                  arguments: ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from offer').fetchone()[0])", db.path],
+                                  input: [], environment: ["PATH": "/usr/bin:/bin"])
+        return Int(String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// An update through each host: the library holds event-ticket v1 (added with `passconduit
+    /// add --yes`), update.eml carries v2: it is applied, not offered.
+    func testUpdatesAreAppliedThroughEveryHost() throws {
+        let update = FilterMail.repositoryRoot.appendingPathComponent("Samples/messages/update.eml")
+        let message = try [UInt8](Data(contentsOf: update))
+        for (mta, deliver) in [("procmail", procmail), ("maildrop", maildrop), ("dovecot", dovecot)] as [(String, ([UInt8], URL) throws -> Delivery)] {
+            let root = FilterRun.directory("\(mta)-update")
+            let add = try FilterRun.run(executable: Binary.url, arguments: ["add", "--yes", "--library", root.appendingPathComponent("library.sqlite").path,
+                                                                           "--trust", FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path,
+                                                                           FilterMail.repositoryRoot.appendingPathComponent("Samples/passes/event-ticket.pkpass").path],
+                                        input: [], environment: FilterRun.environment(root))
+            XCTAssertEqual(add.status, 0, String(decoding: add.stdout + add.stderr, as: UTF8.self))
+            let d = try deliver(message, root)
+            XCTAssertEqual(d.status, 0, "\(mta): \(d.log)")
+            XCTAssertEqual(d.delivered.count, 1, "\(mta): \(d.log)")
+            let own = FilterPromise.ownHeaderLines(d.delivered.first ?? [])
+            XCTAssertEqual(own.first, "X-Passconduit: 1 pass (1 update)", "\(mta): \(own)")
+            XCTAssertTrue(own.last?.contains("valid; update; action=updated;") ?? false, "\(mta): \(own)")
+            XCTAssertEqual(try offerCount(root), 0, mta)
         }
     }
 
@@ -181,6 +222,25 @@ final class MTADeliveryTests: XCTestCase {
     func testDovecotSieveFilterDeliversEverySampleThroughTheFilter() throws {
         XCTAssertTrue(tool("/usr/lib/dovecot/dovecot-lda"), "dovecot-lda is not installed (script/bootstrap installs dovecot-core dovecot-sieve)")
         try check("dovecot", deliver: dovecot)
+    }
+
+    func testProcmailTimeoutKillsAHungFilterAndRescuesTheMessage() throws {
+        // procmail's TIMEOUT sends SIGTERM; the filter kills its scanning child and exits 75, and
+        // nothing keeps procmail's pipes open (mta-conventions: a grandchild holding them wedged it).
+        let root = FilterRun.directory("procmail-timeout")
+        let md = makeMaildir(root)
+        let rc = root.appendingPathComponent("procmailrc")
+        // procmail hands its own variables, not the caller's environment, to the programs it runs.
+        try "TIMEOUT=2\nPASSCONDUIT_FILTER_FAULT=hang\n:0 fw\n| \(filterCommand(root))\n:0\n\(md.path)/\n".write(to: rc, atomically: true, encoding: .utf8)
+        let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))])
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
+                                  environment: FilterRun.environment(root))
+        XCTAssertEqual(r.status, 0)
+        XCTAssertLessThan(r.seconds, 15)
+        XCTAssertGreaterThan(r.seconds, 1.5, "the filter did not hang, so procmail's TIMEOUT was not exercised")
+        var delivered = try maildirFiles(md)
+        if var only = delivered.first, only.count == message.count + 1, only.last == 10 { only.removeLast(); delivered = [only] }
+        XCTAssertTrue(delivered == [message], "not the original: \(delivered.map(\.count)) vs \(message.count) bytes")
     }
 
     func testProcmailKeepsTheMessageWhenTheFilterFailsClosed() throws {

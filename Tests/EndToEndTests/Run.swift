@@ -83,12 +83,17 @@ final class Sandbox {
 
     /// Runs on a real pseudo-terminal (python3's pty module) and answers each "[y/N]" question in turn.
     /// `colour: false` sets NO_COLOR, as most tests compare plain text.
-    func runOnTerminal(_ command: String, _ arguments: [String], answers: [String], colour: Bool = false) throws -> Run {
+    /// `stdinFile`: the child's standard input comes from this file while its controlling
+    /// terminal stays the pseudo-terminal (`cat msg | passconduit add -` asks on /dev/tty).
+    func runOnTerminal(_ command: String, _ arguments: [String], answers: [String], colour: Bool = false,
+                       stdinFile: String? = nil) throws -> Run {
         let script = """
         import os, pty, sys, json
         argv = json.loads(sys.argv[1]); answers = json.loads(sys.argv[2])
         pid, fd = pty.fork()
         if pid == 0:
+            if sys.argv[4]:
+                os.dup2(os.open(sys.argv[4], os.O_RDONLY), 0)
             os.execve(argv[0], argv, json.loads(sys.argv[3]))
         out = b""; pending = b""
         while True:
@@ -113,7 +118,7 @@ final class Sandbox {
         var env = environment
         env["TERM"] = "xterm"
         if !colour { env["NO_COLOR"] = "1" }
-        process.arguments = ["-c", script, try json(argv), try json(answers), try json(env)]
+        process.arguments = ["-c", script, try json(argv), try json(answers), try json(env), stdinFile ?? ""]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

@@ -230,6 +230,15 @@ final class ScanTests: XCTestCase {
         XCTAssertFalse(run.stdout.contains("\u{1B}["), "no colour when stdout is not a terminal")
     }
 
+    func testVerboseAddsTheTechnicalDetail() throws {
+        let plain = try sandbox.run("scan", [Run.sample("messages/invalid.eml")])
+        let verbose = try sandbox.run("scan", ["--verbose", Run.sample("messages/invalid.eml")])
+        XCTAssertTrue(plain.stdout.contains("Status      invalid: "), plain.stdout)
+        XCTAssertFalse(plain.stdout.contains("Detail"), plain.stdout)
+        XCTAssertTrue(verbose.stdout.contains("Detail      manifest-mismatch: "), verbose.stdout)
+        XCTAssertTrue(verbose.stdout.contains("SHA-256     "), verbose.stdout)
+    }
+
     func testBrokenConfigNamesFileLineAndKey() throws {
         let config = sandbox.dir.appendingPathComponent("bad.toml")
         try Data("[limits]\nmax-depth = \"deep\"\n".utf8).write(to: config)

@@ -141,6 +141,19 @@ final class EncapsulationAndLimitsTests: XCTestCase {
         XCTAssertEqual(m.buffers[0].count, 100)
     }
 
+    func testEveryPrefixOfARealNestedMessageParsesWithinItsBuffer() throws {
+        // RFC 2049 appendix A's example (stalwart rfc/000.eml): nested multiparts and a message/rfc822.
+        let bytes = try fixtureBytes("stalwart/rfc/000.eml")
+        for n in stride(from: 0, through: bytes.count, by: 1) {
+            let m = MIMEParser.parse(Array(bytes[..<n]))
+            for part in m.parts {
+                XCTAssertLessThanOrEqual(part.headerRange.upperBound, part.bodyRange.lowerBound, "prefix \(n)")
+                XCTAssertLessThanOrEqual(part.bodyRange.upperBound, m.buffers[part.buffer].count, "prefix \(n)")
+            }
+        }
+        XCTAssertEqual(MIMEParser.parse(bytes).parts.count, 9)
+    }
+
     func testEveryPrefixOfAMessageParsesWithoutCrashing() {
         let text = """
         Subject: =?UTF-8?Q?prefix?=

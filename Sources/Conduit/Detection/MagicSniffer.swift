@@ -12,7 +12,7 @@ import Glibc
 /// window is `application/vnd.apple.pkpass`; a pass cut off by the window is still `application/zip`;
 /// a Word document or a PNG gets its own type and is never decoded further.
 ///
-/// The bytes go to libmagic through a private unlinked temporary file, not
+/// The bytes go to libmagic through a private unlinked temporary file (one per sniffer), not
 /// `magic_buffer`: libmagic reads end-relative offsets (the zip's end-of-central-directory
 /// record, which our rules use) only from a regular file; on a plain buffer those rules never
 /// fire. A libmagic cookie is not thread-safe, so calls are serialised with a lock.
@@ -49,20 +49,32 @@ package final class MagicSniffer: @unchecked Sendable {
         }
         self.cookie = cookie
         self.databases = list
+        scratchFolder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
     }
 
-    deinit { magic_close(cookie) }
+    /// One private unlinked file reused for every call (truncated each time), made on first use.
+    private var scratch: Int32 = -1
+    /// Where the scratch file is made: $TMPDIR if absolute, else /tmp (read once, at init).
+    private let scratchFolder: String
+
+    deinit {
+        magic_close(cookie)
+        if scratch >= 0 { close(scratch) }
+    }
 
     /// The MIME type libmagic gives `bytes`, e.g. "application/zip"; nil if libmagic fails.
     package func mimeType(of bytes: [UInt8]) -> String? {
         lock.lock()
         defer { lock.unlock() }
-        let fd = Self.anonymousFile()
-        if fd >= 0 {
-            defer { close(fd) }
-            if writeAll(fd, bytes), lseek(fd, 0, SEEK_SET) == 0 {
-                return magic_descriptor(cookie, fd).map { String(cString: $0) }
+        if scratch < 0 { scratch = Self.anonymousFile(in: scratchFolder) }
+        if scratch >= 0 {
+            if ftruncate(scratch, 0) == 0, lseek(scratch, 0, SEEK_SET) == 0, writeAll(scratch, bytes),
+               lseek(scratch, 0, SEEK_SET) == 0 {
+                return magic_descriptor(cookie, scratch).map { String(cString: $0) }
             }
+            // The file went bad (disk full): drop it; the next call makes a new one.
+            close(scratch)
+            scratch = -1
         }
         // No temporary file (read-only /tmp): the buffer call still gives the system types and our
         // first-member rules. The pointer is used only during the call; libmagic keeps nothing.
@@ -70,15 +82,14 @@ package final class MagicSniffer: @unchecked Sendable {
         return result.map { String(cString: $0) }
     }
 
-    /// A file with no name: created 0600 by mkstemp (closed before this returns to any caller, so no
-    /// child inherits it) in $TMPDIR (else /tmp) and unlinked at once,
-    /// so nothing is left behind even if the process dies. -1 if that is impossible.
-    private static func anonymousFile() -> Int32 {
-        let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+    /// A file with no name: created 0600 by mkstemp in `dir`, unlinked at once (nothing is left
+    /// behind even if the process dies) and marked close-on-exec. -1 if that is impossible.
+    private static func anonymousFile(in dir: String) -> Int32 {
         var template = Array((dir + "/passconduit-sniff.XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return -1 }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         return fd
     }
 

@@ -51,6 +51,12 @@ package indirect enum JSONOutput: Sendable, Equatable {
     /// also safe to paste into JavaScript.
     private static func quote(_ text: String, into out: inout String) {
         out += "\""
+        // Most values need no escaping: copy them whole. (0xE2 starts U+2028/U+2029 in UTF-8.)
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+            out += text
+            out += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

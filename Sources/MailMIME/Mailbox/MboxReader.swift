@@ -248,10 +248,18 @@ package struct MboxReader: MessageReader {
             var copied = 0
             var q = 0
             let n = p.count
-            // Only '>' at a line start matters; memchr skips everything else (base64 has no '>').
-            while let gt = ByteScan.find(UInt8(ascii: ">"), p, from: q, end: n) {
+            // Only '>' at a line start matters: look at offset 0, then for LF '>' pairs (HTML has
+            // '>' everywhere, but rarely at the start of a line).
+            while true {
+                let gt: Int
+                if q == 0 && n > 0 && p[0] == UInt8(ascii: ">") {
+                    gt = 0
+                } else if let lf = ByteScan.findNewline(followedBy: UInt8(ascii: ">"), p, from: max(q, 1) - 1, end: n) {
+                    gt = lf + 1
+                } else {
+                    break
+                }
                 q = gt + 1
-                guard gt == 0 || p[gt - 1] == 0x0A else { continue }
                 var k = gt
                 while k < n, p[k] == UInt8(ascii: ">") { k += 1 }
                 guard n - k >= 5, p[k] == 0x46, p[k + 1] == 0x72, p[k + 2] == 0x6F, p[k + 3] == 0x6D, p[k + 4] == 0x20 else {
