@@ -103,6 +103,7 @@ struct SignatureVerifier {
             return outcome
         }
         var info = Self.describe(leaf)
+        info.subject = trust.subjectLine(leaf)
         info.signingTime = signingTime
         info.digestAlgorithm = Self.digestName(si)
         outcome.leaf = facts(leaf)
@@ -135,7 +136,7 @@ struct SignatureVerifier {
         X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_ANY)
         let ok = X509_verify_cert(ctx) == 1
         let chain = OpenSSL.certificates(X509_STORE_CTX_get0_chain(ctx))
-        info.chain = chain.map { OpenSSL.oneLine(X509_get_subject_name($0)) }
+        info.chain = chain.map(trust.subjectLine)
         if ok {
             info.appleAnchor = chain.last.map(trust.isApplePolicyAnchor) ?? false
             return
@@ -193,7 +194,7 @@ struct SignatureVerifier {
     private static func describe(_ cert: OpaquePointer) -> SignerInfo {
         let name = X509_get_subject_name(cert)
         return SignerInfo(
-            subject: OpenSSL.oneLine(name),
+            subject: "",  // filled from the trust store's name cache by the caller
             commonName: OpenSSL.nameEntry(name, nid: NID_commonName),
             organizationalUnit: OpenSSL.nameEntry(name, nid: NID_organizationalUnitName),
             userID: OpenSSL.nameEntry(name, nid: NID_userId),

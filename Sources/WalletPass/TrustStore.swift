@@ -29,6 +29,8 @@ package final class TrustStore: @unchecked Sendable {
     /// when it reaches `certificateCacheLimit`, so hostile input cannot grow it without end.
     private let certificateCache = Mutex<[CertificateKey: CachedCertificate]>([:])
     static let certificateCacheLimit = 256
+    /// RFC 2253 lines of names seen, by the name's DER (formatting one costs more than a lookup).
+    private let nameCache = Mutex<[[UInt8]: String]>([:])
     /// Certificates loaded, and the files they came from.
     package let certificateCount: Int
     package let files: [String]
@@ -127,6 +129,23 @@ package final class TrustStore: @unchecked Sendable {
             result.append(decoded)
         }
         return result
+    }
+
+    /// The subject of `cert` as one RFC 2253 line, formatted once per distinct name.
+    func subjectLine(_ cert: OpaquePointer) -> String {
+        guard let name = X509_get_subject_name(cert) else { return "" }
+        var der: UnsafePointer<UInt8>? = nil
+        var length = 0
+        guard X509_NAME_get0_der(name, &der, &length) == 1, let der else { return OpenSSL.oneLine(name) }
+        // The name's cached DER belongs to `cert`, alive for this call; the key copies it.
+        let key = Array(UnsafeBufferPointer(start: der, count: length))
+        if let line = nameCache.withLock({ $0[key] }) { return line }
+        let line = OpenSSL.oneLine(name)
+        nameCache.withLock { cache in
+            if cache.count >= Self.certificateCacheLimit * 2 { cache.removeAll() }
+            cache[key] = line
+        }
+        return line
     }
 
     /// Whether `cert` (the top of a verified chain) is an anchor that gets Apple's rules.

@@ -32,6 +32,10 @@ final class DetectionTests: XCTestCase {
         XCTAssertNil(Detection.kindForName(".pkpass"))
         XCTAssertNil(Detection.kindForName("ticket.pkpass.zip"))
         XCTAssertNil(Detection.kindForName("ticket_pkpass"))
+        XCTAssertNil(Detection.kindForName("ticket\u{0E}pkpass"))   // 0x0E | 0x20 is a dot: must not match
+        XCTAssertNil(Detection.kindForName("ticket.pkpa55"))
+        XCTAssertEqual(Detection.kindForName("Ticket.PkPaSs"), .pass)
+        XCTAssertEqual(Detection.kindForName("Fahrkarte München.pkpass"), .pass)
         XCTAssertEqual(Detection.labels(mimeType: "application/zip", names: ["x.zip"]).reasons, [])
     }
 

@@ -18,6 +18,12 @@ final class JSONOutputTests: XCTestCase {
         XCTAssertEqual(parsed?.first as? String, "é🎫")
     }
 
+    func testHumanDatesNameTheirTimeZone() {
+        let date = Date(timeIntervalSince1970: 1_781_283_600)
+        XCTAssertEqual(DateText.human(date, timeZone: TimeZone(identifier: "UTC")!), "Fri 12 Jun 2026, 17:00 UTC")
+        XCTAssertEqual(DateText.human(date, timeZone: TimeZone(identifier: "Europe/Berlin")!), "Fri 12 Jun 2026, 19:00 CEST")
+    }
+
     func testDatesAreUTCISO8601() {
         XCTAssertEqual(DateText.iso(Date(timeIntervalSince1970: 1_781_283_600)), "2026-06-12T17:00:00Z")
     }

@@ -82,6 +82,20 @@ final class PassScannerTests: XCTestCase {
         XCTAssertTrue(InputScanner.startsLikeMail(Array("From ana@example.net Sat Nov 21 09:30:00 2026\n".utf8)))
     }
 
+    func testEveryPrefixOfAMessageScansCleanly() throws {
+        let scanner = try Samples.scanner()
+        let message = try Samples.bytes("messages/two-passes.eml")
+        var found = 0
+        for cut in stride(from: 0, through: message.count, by: 211) {
+            for pass in scanner.scanMessage(Array(message.prefix(cut)), source: PassSourceInfo(input: "cut")) {
+                found += 1
+                XCTAssertEqual(pass.source.part.map { ["2", "3"].contains($0) }, true)
+            }
+        }
+        XCTAssertEqual(scanner.scanMessage(message, source: PassSourceInfo(input: "whole")).count, 2)
+        XCTAssertGreaterThan(found, 0, "cuts inside the attachments still name the part")
+    }
+
     func testMboxMessagesAreNumberedFromOne() throws {
         let inputs = InputScanner(scanner: try Samples.scanner())
         var messages: [Int?] = []

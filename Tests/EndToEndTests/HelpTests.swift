@@ -24,8 +24,8 @@ final class HelpTests: XCTestCase {
     }
 
     func testEveryCommandHasHelpWithExamples() throws {
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log"] {
-            let run = try sandbox.run(command, ["--help"], common: false)
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
+            let run = try sandbox.run("help", [command], common: false)
             XCTAssertEqual(run.status, 0, command)
             XCTAssertTrue(run.stdout.contains("Example"), command)
         }
@@ -34,7 +34,7 @@ final class HelpTests: XCTestCase {
     func testRootHelpListsTheCommands() throws {
         let run = try sandbox.run("--help", [], common: false)
         XCTAssertEqual(run.status, 0)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
             XCTAssertTrue(run.stdout.contains("\n  \(command) "), command)
         }
     }
@@ -55,7 +55,7 @@ final class HelpTests: XCTestCase {
 
     func testManPageIsCurrent() throws {
         let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
             XCTAssertTrue(page.contains(".It Em \(command)"), "Docs/passconduit.1 lacks \(command); run Docs/make-manual.sh")
         }
     }

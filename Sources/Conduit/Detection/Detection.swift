@@ -33,17 +33,30 @@ package enum Detection {
     /// `.pkpass` -> pass, `.pkpasses` -> bundle, for the last path component of a file name
     /// (Windows or POSIX separators), any case, ignoring surrounding blanks and trailing dots.
     package static func kindForName(_ name: String) -> CandidateKind? {
-        var base = Substring(name)
-        if let slash = base.lastIndex(where: { $0 == "/" || $0 == "\\" }) { base = base[base.index(after: slash)...] }
-        while let last = base.last, last == " " || last == "\t" || last == "." || last == "\"" { base = base.dropLast() }
-        let lower = base.lowercased()
-        if lower.hasSuffix(".pkpasses") && lower.count > ".pkpasses".count { return .bundle }
-        if lower.hasSuffix(".pkpass") && lower.count > ".pkpass".count { return .pass }
+        // On the UTF-8 bytes: this runs for every named part of every message.
+        var bytes = name.utf8[...]
+        if let slash = bytes.lastIndex(where: { $0 == 0x2F || $0 == 0x5C }) { bytes = bytes[bytes.index(after: slash)...] }
+        while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x2E || last == 0x22 { bytes = bytes.dropLast() }
+        func endsWith(_ suffix: [UInt8]) -> Bool {
+            guard bytes.count > suffix.count else { return false }   // a bare ".pkpass" is no name
+            // The dot must match exactly; an ASCII letter folds to lower case with | 0x20 (and only
+            // the two cases of that letter fold onto it).
+            return zip(bytes.suffix(suffix.count), suffix).allSatisfy { $1 == 0x2E ? $0 == 0x2E : ($0 | 0x20) == $1 }
+        }
+        if endsWith(bundleSuffix) { return .bundle }
+        if endsWith(passSuffix) { return .pass }
         return nil
     }
 
+    static let passSuffix = Array(".pkpass".utf8)
+    static let bundleSuffix = Array(".pkpasses".utf8)
+
     /// "Application/VND.Apple.PKPass ; name=x (comment)" -> "application/vnd.apple.pkpass"
     package static func essence(of mimeType: String) -> String {
+        // Usually already "type/subtype" in lower case (MailMIME lowercases it): nothing to do.
+        if !mimeType.utf8.contains(where: { $0 == 0x3B || $0 == 0x28 || $0 <= 0x20 || ($0 >= 0x41 && $0 <= 0x5A) }) {
+            return mimeType
+        }
         var text = Substring(mimeType)
         if let cut = text.firstIndex(where: { $0 == ";" || $0 == "(" }) { text = text[..<cut] }
         return text.filter { !$0.isWhitespace }.lowercased()

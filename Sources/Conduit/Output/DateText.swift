@@ -7,12 +7,17 @@ package enum DateText {
         date.formatted(.iso8601)
     }
 
-    /// "Fri 12 Jun 2026, 19:00" in the given time zone (default: the user's).
+    /// "Fri 12 Jun 2026, 19:00 CEST" in the given time zone (default: the user's).
     package static func human(_ date: Date, timeZone: TimeZone = .current) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_GB")
         formatter.timeZone = timeZone
-        formatter.dateFormat = "EEE d MMM yyyy, HH:mm"
-        return formatter.string(from: date)
+        formatter.dateFormat = "EEE d MMM yyyy, HH:mm zzz"
+        let text = formatter.string(from: date)
+        // ICU names UTC "GMT" in en_GB; say what the user set.
+        if timeZone.identifier == "GMT" || timeZone.identifier.hasSuffix("UTC"), text.hasSuffix(" GMT") {
+            return text.dropLast(3) + "UTC"   // Foundation reports TZ=UTC as the identifier "GMT"
+        }
+        return text
     }
 }
