@@ -79,6 +79,22 @@ final class FilterBinaryTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: log, encoding: .utf8).split(separator: "\n").count, 2)
     }
 
+    func testSyslogGetsOneLineAtFacilityMail() throws {
+        // A private /dev (user + mount namespace) whose /dev/log is a datagram socket we read.
+        let script = #"""
+            unshare -rm bash -c 'D=$(mktemp -d); mkdir $D/dev; touch $D/dev/null $D/dev/urandom
+              mount --bind /dev/null $D/dev/null && mount --bind /dev/urandom $D/dev/urandom && mount --bind $D/dev /dev || exit 9
+              python3 -c "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(\"/dev/log\"); s.settimeout(10); print(s.recv(4096).decode(errors=\"replace\"))" &
+              for i in $(seq 100); do [ -S /dev/log ] && break; sleep 0.05; done
+              "$PASSCONDUIT" filter --log syslog > /dev/null; echo "rc=$?"; wait'
+            """#
+        let r = try FilterRun.shell(script, input: plain, environment: FilterRun.environment(FilterRun.directory("home")))
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("<22>"), "facility mail (2), severity info (6): \(text) \(String(decoding: r.stderr, as: UTF8.self))")
+        XCTAssertTrue(text.contains("passconduit[") && text.contains("result=unchanged bytes=\(plain.count)"), text)
+        XCTAssertTrue(text.hasSuffix("rc=0\n"), text)
+    }
+
     func testForgedHeadersAreRemovedByTheBinary() throws {
         let forged = Array("X-Passconduit: 1 pass (1 update)\nX-Passconduit-Pass: valid; update;\n org=\"Bank\"\n".utf8) + plain
         let r = try FilterRun.filter(forged)
