@@ -159,6 +159,42 @@ final class FilterBinaryTests: XCTestCase {
         XCTAssertTrue(text.contains(full), "the message was not finished: \(text)")
     }
 
+    func testNonBlockingStdinAndStdoutFromTheHostLoseNothing() throws {
+        // Some hosts hand over O_NONBLOCK pipes: reads and writes then return EAGAIN mid-message.
+        let script = #"""
+import fcntl, os, subprocess, sys, time, hashlib
+binary = sys.argv[1]
+data = b"Subject: nb\n\n" + bytes((i * 7) & 0xFF for i in range(3 << 20))
+r, w = os.pipe(); orr, ow = os.pipe()
+for fd in (r, ow):   # the filter's ends: stdin and stdout non-blocking, as some hosts hand them over
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+p = subprocess.Popen([binary, "filter", "--log", "none"], stdin=r, stdout=ow)
+os.close(r); os.close(ow)
+out = bytearray()
+view = memoryview(data); sent = 0
+fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+fcntl.fcntl(orr, fcntl.F_SETFL, fcntl.fcntl(orr, fcntl.F_GETFL) | os.O_NONBLOCK)
+while True:
+    if sent < len(data):
+        try:
+            sent += os.write(w, view[sent:sent + 65536]); time.sleep(0.002)
+        except BlockingIOError:
+            pass
+        if sent == len(data): os.close(w)
+    try:
+        chunk = os.read(orr, 65536)
+        if not chunk and sent == len(data): break
+        out += chunk; time.sleep(0.001)
+    except BlockingIOError:
+        time.sleep(0.001)
+rc = p.wait()
+print(rc, len(out), out == data)
+"""#
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/python3"), arguments: ["-c", script, Binary.url.path],
+                                  input: [], environment: FilterRun.environment(FilterRun.directory("home")))
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "0 3145741 True\n", String(decoding: r.stderr, as: UTF8.self))
+    }
+
     func testStdoutClosedEarlyExits75() throws {
         let big = [UInt8](repeating: 0x62, count: 4 << 20)
         let env = FilterRun.environment(FilterRun.directory("home"))
