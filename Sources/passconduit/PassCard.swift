@@ -25,7 +25,10 @@ struct PassCard {
         if let state = found.library { lines.append(row("Library", libraryText(state))) }
         lines.append(row("Found in", whereText(found.source)))
         if details, let pass = verdict.pass {
-            lines += fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
+            // The pass's own fields sit under a heading, indented: a field labelled "Status"
+            // (Eurowings has one, valued "-") must not read as passconduit's verdict.
+            let fields = fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
+            if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields.map { "  " + $0 } }
             if let barcode = pass.barcodes.first {
                 lines.append(row("Barcode", barcode.altText ?? barcode.message))
             }

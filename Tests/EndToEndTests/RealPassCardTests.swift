@@ -26,9 +26,9 @@ final class RealPassCardTests: XCTestCase {
     func testLongFieldLabelsAreNotCut() throws {
         let run = try sandbox.run("scan", ["--verbose", Self.realPass("Kryst0r-Wallet__BoardingPass.pkpass")])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stdout.contains("  PONTA DELGADA JOAO PAULO II PDL\n"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("    PONTA DELGADA JOAO PAULO II PDL\n"), run.stdout)
         XCTAssertFalse(run.stdout.contains("PONTA DELGA PDL"), run.stdout)
-        XCTAssertTrue(run.stdout.contains("  Seat        3B\n"), "short labels keep their column: \(run.stdout)")
+        XCTAssertTrue(run.stdout.contains("    Seat        3B\n"), "short labels keep their column: \(run.stdout)")
     }
 
     /// Deltasiege's store card has the description " ": the card printed a line of blanks and
@@ -42,5 +42,18 @@ final class RealPassCardTests: XCTestCase {
         let list = try sandbox.run("list")
         XCTAssertEqual(list.status, 0, list.stderr)
         XCTAssertTrue(list.stdout.hasSuffix("Deltasiege.eu\n"), list.stdout)
+    }
+
+    /// Eurowings' boarding pass has a field labelled "Status" valued "-": on the add card it
+    /// read as a second verdict row under "Status  invalid: …".
+    func testPassFieldsAreSetApartFromTheVerdictRows() throws {
+        let run = try sandbox.run("scan", ["--verbose", Self.realPass("catima__Eurowings.pkpass")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("  Status ") }.count, 1, run.stdout)
+        XCTAssertTrue(lines.contains("  Status      invalid: This pass's signature is broken, so it can't be trusted."), run.stdout)
+        XCTAssertTrue(run.stdout.contains("\n  On the pass\n    Gate        B61\n"), run.stdout)
+        XCTAssertTrue(lines.contains("    Status      -"), run.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  Barcode     M1DOE/JOHN") }, run.stdout)
     }
 }
