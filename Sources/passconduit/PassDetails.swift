@@ -21,7 +21,7 @@ struct PassDetails {
             lines.append(card.row("Expires", card.expiryText(expiry, now: Date())))
         }
         if pass.voided { lines.append(card.row("Voided", "yes")) }
-        if let transit = pass.transitType { lines.append(card.row("Transit", transit)) }
+        if let transit = pass.transitType { lines.append(card.row("Transit", Self.transitName(transit))) }
         lines.append(card.row("Status", card.status(verdict)))
         let sections: [(String, [PassField])] = [
             ("Header", pass.headerFields), ("Primary", pass.primaryFields), ("Secondary", pass.secondaryFields),
@@ -64,5 +64,12 @@ struct PassDetails {
         if stored.updatedAt != stored.addedAt { lines.append(card.row("Updated", DateText.human(stored.updatedAt))) }
         lines.append(card.row("SHA-256", stored.sha256))
         return lines.joined(separator: "\n")
+    }
+
+    /// "PKTransitTypeAir" -> "Air": the PassKit constant is for programs; a person reads the kind.
+    static func transitName(_ raw: String) -> String {
+        let prefix = "PKTransitType"
+        guard raw.hasPrefix(prefix), raw.count > prefix.count else { return raw }
+        return String(raw.dropFirst(prefix.count))
     }
 }

@@ -56,4 +56,14 @@ final class RealPassCardTests: XCTestCase {
         XCTAssertTrue(lines.contains("    Status      -"), run.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("  Barcode     M1DOE/JOHN") }, run.stdout)
     }
+
+    /// `show` printed "Transit  PKTransitTypeAir", the PassKit constant, and must still say
+    /// the pass has expired.
+    func testShowNamesTheTransitTypeAndTheExpiry() throws {
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Self.realPass("Kryst0r-Wallet__BoardingPass.pkpass")]).status, 0)
+        let run = try sandbox.run("show", ["pass.com.amadeus.ssci.Cert4/SP50216JUN5"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("\n  Transit     Air\n"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("\n  Expires     Sat 17 Jun 2023, 14:30 UTC (expired)\n"), run.stdout)
+    }
 }
