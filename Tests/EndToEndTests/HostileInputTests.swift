@@ -164,4 +164,14 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(run.stderr, "passconduit: \(url.path): message 1 has a header section over 262144 bytes; "
             + "the fields after that were ignored, so a pass there may have been missed\n")
     }
+
+    /// `scan --trust /nonexistent ticket.eml` said "passconduit: /nonexistent: no such file or
+    /// folder", which reads like a missing input rather than a missing trust folder.
+    func testMissingTrustFolderIsCalledATrustFolder() throws {
+        let missing = sandbox.dir.appendingPathComponent("no-such-anchors").path
+        let run = try sandbox.run("scan", ["--trust", missing, Run.sample("messages/type.eml")])
+        XCTAssertEqual(run.status, 66)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertEqual(run.stderr, "passconduit: cannot load the trust anchors: \(missing): no such file or folder\n")
+    }
 }
