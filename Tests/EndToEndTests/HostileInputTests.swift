@@ -174,4 +174,19 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(run.stdout, "")
         XCTAssertEqual(run.stderr, "passconduit: cannot load the trust anchors: \(missing): no such file or folder\n")
     }
+
+    /// A message saved with a UTF-8 byte order mark (Notepad) or pasted after a blank line was
+    /// read as one text part with no header, and its ticket was not found.
+    func testMessageAfterAByteOrderMarkOrBlankLinesIsStillRead() throws {
+        let message = try Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/type.eml")))
+        for (name, lead) in [("bom.eml", Data([0xEF, 0xBB, 0xBF])), ("blank.eml", Data("\r\n\n".utf8))] {
+            let url = sandbox.dir.appendingPathComponent(name)
+            try (lead + message).write(to: url)
+            let run = try sandbox.run("scan", ["--json", url.path])
+            XCTAssertEqual(run.status, 0, "\(name): \(run.stderr)")
+            XCTAssertEqual(run.objects.count, 1, name)
+            XCTAssertEqual((run.objects.first?["source"] as? [String: Any])?["subject"] as? String,
+                           "Your ticket for The Linux Philharmonic", name)
+        }
+    }
 }

@@ -68,6 +68,13 @@ package struct InputScanner {
             emit(.problem(InputProblem(input: input, message: "is empty", status: .noInput)))
             return
         }
+        // Windows editors save a UTF-8 byte order mark, and messages copied out of webmail often
+        // start with blank lines; neither belongs to the message, and left in place they turn
+        // its whole header into body text, hiding its attachments.
+        let noise = Self.leadingNoise(prefix)
+        if noise > 0, noise < prefix.count, Self.startsLikeMail(Array(prefix[noise...])) {
+            prefix.removeFirst(noise)
+        }
         // A zip is a pass or a bundle, or nothing we read. A file the user named *.pkpass is
         // opened as a pass whatever it holds, so its verdict says what is wrong with it.
         let named = input == "-" ? nil : Detection.kindForName(input)
@@ -166,6 +173,13 @@ package struct InputScanner {
             nameLength += 1
         }
         return false
+    }
+
+    /// How many leading bytes are a UTF-8 byte order mark and empty lines (CR, LF).
+    static func leadingNoise(_ prefix: [UInt8]) -> Int {
+        var count = prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while count < prefix.count, prefix[count] == 0x0A || prefix[count] == 0x0D { count += 1 }
+        return count
     }
 
     /// NUL bytes, or mostly control bytes, in the first bytes: not text, so not mail.
