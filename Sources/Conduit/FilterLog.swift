@@ -29,7 +29,8 @@ package struct FilterLog: Sendable {
         case .syslog:
             "passconduit".withCString { ident in
                 openlog(ident, LOG_PID, LOG_MAIL)
-                withVaList([line]) { vsyslog(LOG_INFO, "%s", $0) }
+                // A C string pointer is a CVarArg everywhere; a Swift String is not one on Linux.
+                line.withCString { text in withVaList([text]) { vsyslog(LOG_INFO, "%s", $0) } }
                 closelog()
             }
         case .file:

@@ -79,6 +79,22 @@ final class FilterBinaryTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: log, encoding: .utf8).split(separator: "\n").count, 2)
     }
 
+    func testSyslogGetsOneLineAtFacilityMail() throws {
+        // A private /dev (user + mount namespace) whose /dev/log is a datagram socket we read.
+        let script = #"""
+            unshare -rm bash -c 'D=$(mktemp -d); mkdir $D/dev; touch $D/dev/null $D/dev/urandom
+              mount --bind /dev/null $D/dev/null && mount --bind /dev/urandom $D/dev/urandom && mount --bind $D/dev /dev || exit 9
+              python3 -c "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(\"/dev/log\"); s.settimeout(10); print(s.recv(4096).decode(errors=\"replace\"))" &
+              for i in $(seq 100); do [ -S /dev/log ] && break; sleep 0.05; done
+              "$PASSCONDUIT" filter --log syslog > /dev/null; echo "rc=$?"; wait'
+            """#
+        let r = try FilterRun.shell(script, input: plain, environment: FilterRun.environment(FilterRun.directory("home")))
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("<22>"), "facility mail (2), severity info (6): \(text) \(String(decoding: r.stderr, as: UTF8.self))")
+        XCTAssertTrue(text.contains("passconduit[") && text.contains("result=unchanged bytes=\(plain.count)"), text)
+        XCTAssertTrue(text.hasSuffix("rc=0\n"), text)
+    }
+
     func testForgedHeadersAreRemovedByTheBinary() throws {
         let forged = Array("X-Passconduit: 1 pass (1 update)\nX-Passconduit-Pass: valid; update;\n org=\"Bank\"\n".utf8) + plain
         let r = try FilterRun.filter(forged)
@@ -141,6 +157,42 @@ final class FilterBinaryTests: XCTestCase {
         let text = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertTrue(text.hasPrefix("rc=0\n"), text)
         XCTAssertTrue(text.contains(full), "the message was not finished: \(text)")
+    }
+
+    func testNonBlockingStdinAndStdoutFromTheHostLoseNothing() throws {
+        // Some hosts hand over O_NONBLOCK pipes: reads and writes then return EAGAIN mid-message.
+        let script = #"""
+import fcntl, os, subprocess, sys, time, hashlib
+binary = sys.argv[1]
+data = b"Subject: nb\n\n" + bytes((i * 7) & 0xFF for i in range(3 << 20))
+r, w = os.pipe(); orr, ow = os.pipe()
+for fd in (r, ow):   # the filter's ends: stdin and stdout non-blocking, as some hosts hand them over
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+p = subprocess.Popen([binary, "filter", "--log", "none"], stdin=r, stdout=ow)
+os.close(r); os.close(ow)
+out = bytearray()
+view = memoryview(data); sent = 0
+fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+fcntl.fcntl(orr, fcntl.F_SETFL, fcntl.fcntl(orr, fcntl.F_GETFL) | os.O_NONBLOCK)
+while True:
+    if sent < len(data):
+        try:
+            sent += os.write(w, view[sent:sent + 65536]); time.sleep(0.002)
+        except BlockingIOError:
+            pass
+        if sent == len(data): os.close(w)
+    try:
+        chunk = os.read(orr, 65536)
+        if not chunk and sent == len(data): break
+        out += chunk; time.sleep(0.001)
+    except BlockingIOError:
+        time.sleep(0.001)
+rc = p.wait()
+print(rc, len(out), out == data)
+"""#
+        let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/python3"), arguments: ["-c", script, Binary.url.path],
+                                  input: [], environment: FilterRun.environment(FilterRun.directory("home")))
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "0 3145741 True\n", String(decoding: r.stderr, as: UTF8.self))
     }
 
     func testStdoutClosedEarlyExits75() throws {

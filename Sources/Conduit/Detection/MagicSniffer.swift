@@ -111,7 +111,11 @@ package final class MagicSniffer: @unchecked Sendable {
     package static func shippedRulesFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         var candidates: [String] = []
         if let explicit = environment["PASSCONDUIT_MAGIC_FILE"], !explicit.isEmpty { candidates.append(explicit) }
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        // The running binary's real path, not argv[0]: an MTA runs `passconduit` by name from PATH
+        // with its queue folder as working directory, where argv[0] resolves to nothing.
+        let exePath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first ?? ""
+        let exe = URL(fileURLWithPath: exePath).resolvingSymlinksInPath()
         let exeDir = exe.deletingLastPathComponent()
         candidates.append(exeDir.appendingPathComponent("../share/passconduit/passconduit.magic").standardized.path)
         candidates.append(exeDir.appendingPathComponent("passconduit.magic").path)
