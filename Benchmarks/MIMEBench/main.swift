@@ -3,6 +3,7 @@
 //   MIMEBench walk FILE     parse every message of FILE (mbox or single message) and walk its parts
 //                           (content type, file name, disposition) without decoding bodies
 //   MIMEBench decode FILE   the same, and transfer-decode every leaf part
+//   MIMEBench sizes FILE    like decode, printing the running decoded total after each message
 //   MIMEBench dump PATH...  one JSON object per message (raw bytes, parts, decoded bodies in base64)
 //                           for Tests/MailMIMETests/differential/differential.py
 //
@@ -87,10 +88,11 @@ func bench(mode: String, path: String) throws {
             partCount += 1
             // Walk: what a scanner looks at for every part.
             touched &+= part.contentType.type.utf8.count &+ (part.filename?.utf8.count ?? 0) &+ (part.disposition?.kind.utf8.count ?? 0)
-            if mode == "decode" && !part.isMultipart && !part.isEncapsulatedMessage {
+            if mode != "walk" && !part.isMultipart && !part.isEncapsulatedMessage {
                 decodedBytes += message.decodedBody(of: part).count
             }
         }
+        if mode == "sizes" { print(messages, decodedBytes) }  // running total per message, for cross-checks
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     print(String(format: "%@ messages=%d parts=%d bytes=%d decoded=%d seconds=%.3f MB/s=%.1f (check %d)",
@@ -98,7 +100,7 @@ func bench(mode: String, path: String) throws {
 }
 
 let args = CommandLine.arguments
-guard args.count >= 3, ["walk", "decode", "dump"].contains(args[1]) else {
+guard args.count >= 3, ["walk", "decode", "sizes", "dump"].contains(args[1]) else {
     FileHandle.standardError.write("usage: MIMEBench walk|decode FILE  |  MIMEBench dump PATH...\n".data(using: .utf8)!)
     exit(64)
 }

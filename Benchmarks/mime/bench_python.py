@@ -14,14 +14,20 @@ from email.parser import BytesParser
 QUOTED = re.compile(rb"^>(>*From )")
 
 
+def finish(lines):
+    # The blank line before the next From_ line belongs to the mbox, not the message (as in mailbox.mbox).
+    if len(lines) >= 2 and lines[-1] in (b"\n", b"\r\n"):
+        lines = lines[:-1]
+    return b"".join(lines)
+
+
 def messages(path):
     with open(path, "rb") as f:
         current = None
-        pending_from = False
         for line in f:
             if line.startswith(b"From "):
                 if current is not None:
-                    yield b"".join(current)
+                    yield finish(current)
                 current = []
                 continue
             if current is None:
@@ -30,7 +36,7 @@ def messages(path):
                 line = line[1:]
             current.append(line)
         if current is not None:
-            yield b"".join(current)
+            yield finish(current)
 
 
 def main():

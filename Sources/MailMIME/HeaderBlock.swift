@@ -115,7 +115,7 @@ enum ByteScan {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let lf = 0x0A &* ones  // no overflow: 0x0A * 0x01..01 fits in 64 bits
-        let nx = UInt64(next) &* ones
+        let nx = UInt64(next) &* ones  // no overflow: next <= 0xFF
         var i = from
         // 32 bytes per step with vector compares; each step reads bytes i..<i+33, so it needs i + 33 <= end.
         let lfVector = SIMD32<UInt8>(repeating: 0x0A)

@@ -44,10 +44,12 @@ struct ChunkedInput {
         if storage.count - end < chunkSize {
             // Grow geometrically (a 2 MB folded header must not cost quadratic copying).
             var grown = [UInt8](repeating: 0, count: max(storage.count * 2, end + chunkSize))
-            grown.withUnsafeMutableBufferPointer { g in
-                storage.withUnsafeBufferPointer { old in
-                    // 0..<end lies inside both buffers (grown.count > end).
-                    _ = memcpy(g.baseAddress!, old.baseAddress!, end)
+            if end > 0 {  // an empty array may have no base address
+                grown.withUnsafeMutableBufferPointer { g in
+                    storage.withUnsafeBufferPointer { old in
+                        // 0..<end lies inside both buffers (grown.count > end).
+                        _ = memcpy(g.baseAddress!, old.baseAddress!, end)
+                    }
                 }
             }
             storage = grown
