@@ -27,8 +27,9 @@ final class ProgressLineTests: XCTestCase {
         try handle.close()
     }
 
-    func testProgressLineIsDrawnOnATerminalAndClearedBeforeTheCard() throws {
-        // stderr (and the controlling terminal) is a pseudo-terminal; stdout goes to a file.
+    /// Runs `scan` on the mbox with stderr (and the controlling terminal) on a pseudo-terminal
+    /// and stdout to a file; returns what the terminal showed and what stdout got.
+    func scanOnTerminal(term: String) throws -> (terminal: String, cards: String) {
         let outFile = sandbox.dir.appendingPathComponent("cards.txt")
         let script = """
         import os, pty, sys, json
@@ -53,7 +54,7 @@ final class ProgressLineTests: XCTestCase {
         let argv = [Binary.url.path, "scan"] + sandbox.common + [mbox.path]
         func json(_ value: Any) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: value), as: UTF8.self) }
         var environment = sandbox.environment
-        environment["TERM"] = "xterm"
+        environment["TERM"] = term
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script, try json(argv), try json(environment), outFile.path]
@@ -63,13 +64,23 @@ final class ProgressLineTests: XCTestCase {
         let terminal = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, terminal)
+        return (terminal, try String(contentsOf: outFile, encoding: .utf8))
+    }
 
+    func testProgressLineIsDrawnOnATerminalAndClearedBeforeTheCard() throws {
+        let (terminal, cards) = try scanOnTerminal(term: "xterm")
         XCTAssertTrue(terminal.contains("\r\u{1B}[K\(mbox.path): "), "progress line drawn in place: \(terminal.debugDescription)")
         XCTAssertTrue(terminal.contains(" messages, 5"), "says messages and megabytes: \(terminal.debugDescription)")
         XCTAssertTrue(terminal.hasSuffix("\r\u{1B}[K"), "cleared at the end: \(terminal.debugDescription)")
-        let cards = try String(contentsOf: outFile, encoding: .utf8)
         XCTAssertTrue(cards.hasPrefix("Event Ticket · Passconduit Arena\n"), cards)
         XCTAssertFalse(cards.contains("\u{1B}"), "nothing of the progress line reaches stdout: \(cards.debugDescription)")
+    }
+
+    /// TERM=dumb (Emacs shell buffers) cannot erase a line: the escapes showed as garbage.
+    func testNoProgressLineOnADumbTerminal() throws {
+        let (terminal, cards) = try scanOnTerminal(term: "dumb")
+        XCTAssertEqual(terminal, "", terminal.debugDescription)
+        XCTAssertTrue(cards.hasPrefix("Event Ticket · Passconduit Arena\n"), cards)
     }
 
     func testNoProgressLineWhenStderrIsNotATerminal() throws {
