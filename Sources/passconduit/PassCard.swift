@@ -84,9 +84,9 @@ struct PassCard {
     }
 
     func whereText(_ source: PassSourceInfo) -> String {
-        var parts = [source.input == "-" ? "standard input" : source.input]
+        // A Maildir message's own file already names the folder it is in.
+        var parts = [source.messagePath ?? (source.input == "-" ? "standard input" : source.input)]
         if let message = source.message, source.messagePath == nil { parts.append("message \(message)") }
-        if let path = source.messagePath { parts.append(path) }
         if let part = source.part { parts.append("part \(part)") }
         if let name = source.filename { parts.append("\"\(name)\"") }
         if let member = source.member { parts.append("member \"\(member)\"") }

@@ -66,4 +66,17 @@ final class RealPassCardTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("\n  Transit     Air\n"), run.stdout)
         XCTAssertTrue(run.stdout.contains("\n  Expires     Sat 17 Jun 2023, 14:30 UTC (expired)\n"), run.stdout)
     }
+
+    /// A Maildir message was placed twice: "Found in  …/Maildir, …/Maildir/cur/1…:2,S, part 2".
+    func testMaildirMessageIsPlacedByItsFileAlone() throws {
+        let maildir = Run.sample("messages/Maildir")
+        let run = try sandbox.run("scan", [maildir])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let places = run.stdout.split(separator: "\n").filter { $0.hasPrefix("  Found in    ") }
+        XCTAssertEqual(places.count, 2, run.stdout)
+        for place in places {
+            XCTAssertTrue(place.hasPrefix("  Found in    \(maildir)/cur/") || place.hasPrefix("  Found in    \(maildir)/new/"), String(place))
+            XCTAssertFalse(place.contains("\(maildir), "), String(place))
+        }
+    }
 }
