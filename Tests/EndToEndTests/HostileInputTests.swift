@@ -161,7 +161,7 @@ final class HostileInputTests: XCTestCase {
         let run = try sandbox.run("scan", [url.path])
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         XCTAssertEqual(run.status, 65, run.stderr)
-        XCTAssertEqual(run.stderr, "passconduit: \(url.path): message 1 has a header section over 262144 bytes; "
+        XCTAssertEqual(run.stderr, "passconduit: \(url.path): message 1 has a header section over 256 KB; "
             + "the fields after that were ignored, so a pass there may have been missed\n")
     }
 
@@ -188,5 +188,16 @@ final class HostileInputTests: XCTestCase {
             XCTAssertEqual((run.objects.first?["source"] as? [String: Any])?["subject"] as? String,
                            "Your ticket for The Linux Philharmonic", name)
         }
+    }
+
+    /// A zip past the pass size cap was "larger than 33554432 bytes": a number nobody reads.
+    func testOversizeZipNamesItsLimitInMegabytes() throws {
+        let url = sandbox.dir.appendingPathComponent("huge.pkpass")
+        var bytes = Data([0x50, 0x4B, 0x03, 0x04])
+        bytes.append(Data(count: 33 * 1024 * 1024))
+        try bytes.write(to: url)
+        let run = try sandbox.run("scan", [url.path])
+        XCTAssertEqual(run.status, 65)
+        XCTAssertEqual(run.stderr, "passconduit: \(url.path): is a zip archive larger than 32 MB, too large for a Wallet pass\n")
     }
 }

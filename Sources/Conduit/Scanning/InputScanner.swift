@@ -109,7 +109,7 @@ package struct InputScanner {
             return
         }
         guard bytes.count <= cap else {
-            emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(cap) bytes, too large for a Wallet pass", status: .dataError)))
+            emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(Self.size(cap)), too large for a Wallet pass", status: .dataError)))
             return
         }
         let byContent = scanner.contentKind(bytes)
@@ -149,7 +149,7 @@ package struct InputScanner {
             bytes += message.byteCount
             if message.oversize {
                 let limit = scanner.limits.mime.maxMessageBytes
-                emit(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(limit) bytes and was skipped", status: .dataError)))
+                emit(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(Self.size(limit)) and was skipped", status: .dataError)))
             } else {
                 let source = PassSourceInfo(input: input, message: message.index, messagePath: message.path)
                 let found = scanner.scanMessage(message.bytes, source: source) { sentence in
@@ -173,6 +173,15 @@ package struct InputScanner {
             nameLength += 1
         }
         return false
+    }
+
+    /// A limit as people read it: "32 MB" for 33554432 bytes (limits are whole mebibytes by
+    /// default), else the exact byte count.
+    package static func size(_ bytes: Int) -> String {
+        let mebibyte = 1024 * 1024
+        if bytes >= mebibyte, bytes % mebibyte == 0 { return "\(bytes / mebibyte) MB" }
+        if bytes >= 1024, bytes % 1024 == 0 { return "\(bytes / 1024) KB" }
+        return "\(bytes) bytes"
     }
 
     /// How many leading bytes are a UTF-8 byte order mark and empty lines (CR, LF).

@@ -38,7 +38,7 @@ package struct PassScanner: Sendable {
             unsearched("is nested more than \(limits.mime.maxDepth) levels deep; the parts below that were not searched for passes")
         }
         if message.defects.contains(where: { $0.code == .headerTooLong }) {
-            unsearched("has a header section over \(limits.mime.maxHeaderBytes) bytes; the fields after that were ignored, so a pass there may have been missed")
+            unsearched("has a header section over \(InputScanner.size(limits.mime.maxHeaderBytes)); the fields after that were ignored, so a pass there may have been missed")
         }
         if message.defects.contains(where: { $0.code == .tooManyParts }) {
             unsearched("has more than \(limits.mime.maxParts) parts; the rest were not searched for passes")
