@@ -208,36 +208,32 @@ package final class TrustStore: @unchecked Sendable {
     /// `<exe dir>/trust`; `Config/trust` of the source tree the executable was built in (walking up
     /// from the executable to a folder holding Package.swift).
     package static func shippedDirectory() -> String? {
-        shippedDirectory(environment: ProcessInfo.processInfo.environment, executable: executablePath())
+        // getenv, not ProcessInfo: this runs at every delivery filter start (see FilePaths).
+        let explicit = getenv("PASSCONDUIT_TRUST_DIR").map { String(cString: $0) }
+        return shippedDirectory(environment: explicit.map { ["PASSCONDUIT_TRUST_DIR": $0] } ?? [:],
+                                executable: executablePath())
     }
 
     static func shippedDirectory(environment: [String: String], executable: String?) -> String? {
-        let fm = FileManager.default
-        func usable(_ path: String) -> Bool {
-            var isDirectory: ObjCBool = false
-            return fm.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-        }
-        if let dir = environment["PASSCONDUIT_TRUST_DIR"], !dir.isEmpty { return usable(dir) ? dir : nil }
+        if let dir = environment["PASSCONDUIT_TRUST_DIR"], !dir.isEmpty { return FilePaths.isDirectory(dir) ? dir : nil }
         guard let executable else { return nil }
-        let exeDir = (executable as NSString).deletingLastPathComponent
-        let prefix = ((exeDir as NSString).deletingLastPathComponent as NSString)
-        let candidates = [prefix.appendingPathComponent("share/passconduit/trust"),
-                          (exeDir as NSString).appendingPathComponent("trust")]
-        if let found = candidates.first(where: usable) { return found }
+        let exeDir = FilePaths.parent(of: executable)
+        let candidates = [FilePaths.join(FilePaths.parent(of: exeDir), "share/passconduit/trust"),
+                          FilePaths.join(exeDir, "trust")]
+        if let found = candidates.first(where: FilePaths.isDirectory) { return found }
         var dir = exeDir
         while dir != "/" && !dir.isEmpty {
-            if fm.fileExists(atPath: (dir as NSString).appendingPathComponent("Package.swift")) {
-                let trust = (dir as NSString).appendingPathComponent("Config/trust")
-                return usable(trust) ? trust : nil
+            if FilePaths.exists(FilePaths.join(dir, "Package.swift")) {
+                let trust = FilePaths.join(dir, "Config/trust")
+                return FilePaths.isDirectory(trust) ? trust : nil
             }
-            dir = (dir as NSString).deletingLastPathComponent
+            dir = FilePaths.parent(of: dir)
         }
         return nil
     }
 
     private static func executablePath() -> String? {
-        if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return link }
-        return Bundle.main.executablePath ?? CommandLine.arguments.first
+        FilePaths.executable() ?? CommandLine.arguments.first
     }
 }
 

@@ -1,5 +1,6 @@
 import CMagic
 import Foundation
+import WalletPass
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,7 @@ package final class MagicSniffer: @unchecked Sendable {
         var list: [String] = []
         if let rulesFile {
             // libmagic skips a missing file in a list without a word; we say it.
-            guard FileManager.default.isReadableFile(atPath: rulesFile) else {
+            guard FilePaths.isReadable(rulesFile) else {
                 magic_close(cookie)
                 throw MagicError(message: "\(rulesFile): the magic rules file does not exist or cannot be read")
             }
@@ -49,7 +50,8 @@ package final class MagicSniffer: @unchecked Sendable {
         }
         self.cookie = cookie
         self.databases = list
-        scratchFolder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        // getenv, not ProcessInfo.environment (a dictionary of the whole environment, built on first use).
+        scratchFolder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
     }
 
     /// One private unlinked file reused for every call (truncated each time), made on first use.
@@ -108,22 +110,28 @@ package final class MagicSniffer: @unchecked Sendable {
     /// `Config/passconduit.magic` where an installation or the source tree keeps it:
     /// `$PASSCONDUIT_MAGIC_FILE` (tests, packagers), `<exe>/../share/passconduit/passconduit.magic`,
     /// `<exe dir>/passconduit.magic`, then `Config/` of the source tree this was built from.
+    /// Plain system calls (FilePaths), not FileManager/URL: this runs in every filter scan.
     package static func shippedRulesFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         var candidates: [String] = []
         if let explicit = environment["PASSCONDUIT_MAGIC_FILE"], !explicit.isEmpty { candidates.append(explicit) }
         // The running binary's real path, not argv[0]: an MTA runs `passconduit` by name from PATH
         // with its queue folder as working directory, where argv[0] resolves to nothing.
-        let exePath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments.first ?? ""
-        let exe = URL(fileURLWithPath: exePath).resolvingSymlinksInPath()
-        let exeDir = exe.deletingLastPathComponent()
-        candidates.append(exeDir.appendingPathComponent("../share/passconduit/passconduit.magic").standardized.path)
-        candidates.append(exeDir.appendingPathComponent("passconduit.magic").path)
+        if let exe = FilePaths.executable() ?? CommandLine.arguments.first.flatMap(resolved) {
+            let exeDir = FilePaths.parent(of: exe)
+            candidates.append(FilePaths.join(FilePaths.parent(of: exeDir), "share/passconduit/passconduit.magic"))
+            candidates.append(FilePaths.join(exeDir, "passconduit.magic"))
+        }
         // Sources/Conduit/Detection/MagicSniffer.swift -> <root>/Config/passconduit.magic
-        let sourceRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(sourceRoot.appendingPathComponent("Config/passconduit.magic").path)
-        return candidates.first { FileManager.default.isReadableFile(atPath: $0) }
+        var sourceRoot = #filePath
+        for _ in 0..<4 { sourceRoot = FilePaths.parent(of: sourceRoot) }
+        candidates.append(FilePaths.join(sourceRoot, "Config/passconduit.magic"))
+        return candidates.first(where: FilePaths.isReadable)
+    }
+
+    /// `path` with every symbolic link resolved (nil if it does not exist).
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
     }
 }

@@ -66,14 +66,14 @@ package struct PassScanner: Sendable {
         case .pass:
             return [finish(opener.open(bytes), bytes: bytes, source: source)]
         case .bundle:
-            let verdicts = opener.openBundle(bytes)
-            // A bundle that could not be read gives one nameless member carrying the error.
-            let unpacked = verdicts.contains { !$0.name.isEmpty } ? BundleUnpacker.members(bytes, limits: limits.pass) : [:]
-            return verdicts.map { member in
+            // Each member comes with its own inflated bytes (what the library stores and exports).
+            // A bundle that could not be read gives one nameless member, without bytes, carrying
+            // the error: there is no pass of its own to store.
+            return opener.openBundle(bytes).map { member in
                 var where_ = source
                 where_.member = member.name.isEmpty ? nil : member.name
-                return finish(member.verdict, bytes: unpacked[member.name] ?? bytes, source: where_,
-                              storable: unpacked[member.name] != nil)
+                let storable = !member.name.isEmpty
+                return finish(member.verdict, bytes: storable ? member.bytes : bytes, source: where_, storable: storable)
             }
         }
     }
