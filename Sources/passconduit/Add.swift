@@ -133,7 +133,8 @@ struct AddSession {
             source.messageID = offer.source?.messageID
             source.subject = offer.source?.subject
             let record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
-            let state = record.flatMap { try? library.contains($0) }
+            // As in a scan: an invalid pass has no library state (the card must not call it "new").
+            let state = verdict.status == .invalid ? nil : record.flatMap { try? library.contains($0) }
             try handle(FoundPass(source: source, verdict: verdict, library: state, record: record), offerID: offer.offerID)
         }
         return outcome(nothingFound: false, problems: [])
