@@ -1,16 +1,22 @@
+import Foundation
+
 /// Turns a field as written into the field as shown: labels, values and messages looked up in the
-/// chosen `pass.strings`, dates formatted when `dateStyle`/`timeStyle` ask for it (in the zone the
-/// date was written in), numbers with their currency or number style. No Foundation formatters:
-/// opening a pass must stay far below a millisecond.
+/// chosen `pass.strings`, dates formatted when `dateStyle`/`timeStyle` ask for it (in the device's
+/// time zone, or in the zone the date was written in when the field sets `ignoresTimeZone`), numbers
+/// with their currency or number style. No Foundation formatters: opening a pass must stay far
+/// below a millisecond.
 enum FieldRenderer {
-    static func render(_ field: PassField, localize: (String) -> String) -> PassField {
+    static func render(_ field: PassField, localize: (String) -> String, deviceZone: TimeZone = .current) -> PassField {
         var f = field
         f.label = field.label.map(localize)
         f.changeMessage = field.changeMessage.map(localize)
         f.attributedValue = field.attributedValue.map(localize)
         switch field.rawValue {
         case .string(let s):
-            if isStyled(field.dateStyle) || isStyled(field.timeStyle), let date = PassDate(s) {
+            if isStyled(field.dateStyle) || isStyled(field.timeStyle), var date = PassDate(s) {
+                // Wallet shows a date in the device's zone unless the field sets ignoresTimeZone
+                // (research/pkpass-format.md); a date written without a zone stays as written.
+                if !field.ignoresTimeZone, date.utcOffset != nil { date.utcOffset = deviceZone.secondsFromGMT(for: date.date) }
                 f.value = format(date, dateStyle: field.dateStyle, timeStyle: field.timeStyle)
             } else {
                 f.value = localize(s)

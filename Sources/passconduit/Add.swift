@@ -163,7 +163,7 @@ struct AddSession {
             let stored = try guarded { try library.pass(record.id) }
             let changes = FieldDiff.changes(from: stored?.fields ?? [], to: record.fields)
             printChanges(changes)
-            guard try ask("Update the pass in your library?") else { return }
+            guard try ask("Update the pass in your library?", declined: "Not updated") else { return }
             if let offerID {
                 _ = try guarded { try library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
             } else {
@@ -191,16 +191,17 @@ struct AddSession {
         }
     }
 
-    /// Asks, or says why it cannot.
-    mutating func ask(_ question: String) throws -> Bool {
+    /// Asks, or says why it cannot. `declined` names what did not happen ("Not added",
+    /// "Not updated"): a declined update leaves the older version in the library.
+    mutating func ask(_ question: String, declined: String = "Not added") throws -> Bool {
         if yes { return true }
         guard prompt.isInteractive else {
-            print("Not added: there is no terminal to ask on. Run again with --yes to add without asking.")
+            print("\(declined): there is no terminal to ask on. Run again with --yes to do it without asking.")
             unasked = true
             return false
         }
         let answer = prompt.confirm(question)
-        if !answer { print("Not added.") }
+        if !answer { print("\(declined).") }
         return answer
     }
 

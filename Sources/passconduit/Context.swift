@@ -32,6 +32,9 @@ struct Context {
     func opener() throws -> PassOpener {
         do {
             return try setup.opener()
+        } catch let error as TrustStoreError {
+            // Say what the path was for: "/x: no such file or folder" read like a missing input.
+            throw CLIError("cannot load the trust anchors: \(error)", status: .noInput)
         } catch {
             throw CLIError("\(error)", status: .noInput)
         }

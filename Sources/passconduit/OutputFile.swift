@@ -8,23 +8,58 @@ import Glibc
 enum OutputFile {
     static func write(_ bytes: [UInt8], to path: String?, what: String) throws {
         if let path, path != "-" {
-            do {
-                try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-            } catch {
-                throw CLIError("\(path): cannot write the \(what): \(error.localizedDescription)", status: .cannotCreate)
-            }
+            try writeFile(bytes, to: path, what: what)
             return
         }
         guard isatty(1) != 1 else {
             throw CLIError("not writing the \(what) to a terminal; use -o FILE or redirect the output", status: .usage)
         }
+        if let code = writeAll(bytes, to: 1) {
+            throw CLIError("cannot write the \(what) to standard output: \(String(cString: strerror(code)))", status: .ioError)
+        }
+    }
+
+    /// A temporary file beside `path`, then rename(2): a reader never sees half a pass, and an
+    /// existing file is replaced only when the new one is complete. Errors are said in the
+    /// OS's words ("no such file or directory"), not Foundation's ("error 512").
+    static func writeFile(_ bytes: [UInt8], to path: String, what: String) throws {
+        func failure(_ code: Int32) -> CLIError {
+            let reason = code == EISDIR ? "it is a folder" : String(cString: strerror(code)).lowercased()
+            return CLIError("\(path): cannot write the \(what): \(reason)", status: .cannotCreate)
+        }
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw failure(EISDIR) }
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.passconduit-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(errno) }
+        if let code = writeAll(bytes, to: fd) {
+            close(fd)
+            unlink(temporary)
+            throw failure(code)
+        }
+        guard close(fd) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw failure(code)
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw failure(code)
+        }
+    }
+
+    /// Writes every byte, retrying EINTR; the errno of a failure, nil on success.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             // offset < count, so the pointer and length stay inside the array.
-            let n = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n > 0 { offset += n; continue }
             if n < 0 && errno == EINTR { continue }
-            throw CLIError("cannot write the \(what) to standard output: \(String(cString: strerror(errno)))", status: .ioError)
+            return n < 0 ? errno : EIO
         }
+        return nil
     }
 }

@@ -9,14 +9,14 @@ import WalletPass
 struct PassCard {
     let terminal: Terminal
 
-    func render(_ found: FoundPass, details: Bool) -> String {
+    func render(_ found: FoundPass, details: Bool, now: Date = Date()) -> String {
         let verdict = found.verdict
         var lines: [String] = []
         if let pass = verdict.pass {
             lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
-            if !pass.description.isEmpty { lines.append("  " + pass.description) }
+            if let description = Self.visible(pass.description) { lines.append("  " + description) }
             if let date = pass.relevantDate { lines.append(row("When", DateText.human(date))) }
-            if let expiry = pass.expirationDate { lines.append(row("Expires", DateText.human(expiry))) }
+            if let expiry = pass.expirationDate { lines.append(row("Expires", expiryText(expiry, now: now))) }
             if pass.voided { lines.append(row("Voided", "yes, the issuer has voided this pass")) }
         } else {
             lines.append(terminal.bold("Not a readable pass" + (found.source.filename.map { " · \($0)" } ?? "")))
@@ -25,7 +25,10 @@ struct PassCard {
         if let state = found.library { lines.append(row("Library", libraryText(state))) }
         lines.append(row("Found in", whereText(found.source)))
         if details, let pass = verdict.pass {
-            lines += fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
+            // The pass's own fields sit under a heading, indented: a field labelled "Status"
+            // (Eurowings has one, valued "-") must not read as passconduit's verdict.
+            let fields = fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
+            if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields.map { "  " + $0 } }
             if let barcode = pass.barcodes.first {
                 lines.append(row("Barcode", barcode.altText ?? barcode.message))
             }
@@ -46,8 +49,21 @@ struct PassCard {
         return lines.joined(separator: "\n")
     }
 
+    /// Labels are padded to one column; a longer label (a pass's own field label, such as
+    /// "NAME OF PASSENGER") is printed whole rather than cut.
     func row(_ label: String, _ value: String) -> String {
-        "  " + terminal.dim(label.padding(toLength: 11, withPad: " ", startingAt: 0)) + " " + value
+        let padded = label.count >= 11 ? label : label.padding(toLength: 11, withPad: " ", startingAt: 0)
+        return "  " + terminal.dim(padded) + " " + value
+    }
+
+    /// The expiry date, saying so when it has passed: Wallet greys out an expired pass.
+    func expiryText(_ expiry: Date, now: Date) -> String {
+        DateText.human(expiry) + (expiry < now ? " (expired)" : "")
+    }
+
+    /// A text worth a line: nil when it is empty or only white space (some issuers put " ").
+    static func visible(_ text: String) -> String? {
+        text.allSatisfy(\.isWhitespace) ? nil : text
     }
 
     func status(_ verdict: PassVerdict) -> String {
@@ -68,9 +84,9 @@ struct PassCard {
     }
 
     func whereText(_ source: PassSourceInfo) -> String {
-        var parts = [source.input == "-" ? "standard input" : source.input]
+        // A Maildir message's own file already names the folder it is in.
+        var parts = [source.messagePath ?? (source.input == "-" ? "standard input" : source.input)]
         if let message = source.message, source.messagePath == nil { parts.append("message \(message)") }
-        if let path = source.messagePath { parts.append(path) }
         if let part = source.part { parts.append("part \(part)") }
         if let name = source.filename { parts.append("\"\(name)\"") }
         if let member = source.member { parts.append("member \"\(member)\"") }
@@ -94,7 +110,7 @@ struct PassCard {
         if pass.status == "untrusted" { marks.append("untrusted") }
         let date = pass.relevantDate.map { DateText.human($0) } ?? "-"
         var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(date.padding(toLength: 22, withPad: " ", startingAt: 0))  "
-        line += terminal.bold(pass.organizationName) + " · " + pass.description
+        line += terminal.bold(pass.organizationName) + (Self.visible(pass.description).map { " · " + $0 } ?? "")
         if !marks.isEmpty { line += "  " + terminal.yellow("[" + marks.joined(separator: ", ") + "]") }
         return line
     }

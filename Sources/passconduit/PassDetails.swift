@@ -14,14 +14,14 @@ struct PassDetails {
             return "\(stored.id): the stored pass can no longer be read"
         }
         lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
-        lines.append("  " + pass.description)
+        if let description = PassCard.visible(pass.description) { lines.append("  " + description) }
         if let logo = pass.logoText, !logo.isEmpty, logo != pass.organizationName { lines.append(card.row("Logo text", logo)) }
         if let date = pass.relevantDate { lines.append(card.row("When", DateText.human(date))) }
         if let expiry = pass.expirationDate {
-            lines.append(card.row("Expires", DateText.human(expiry) + (expiry < Date() ? " (expired)" : "")))
+            lines.append(card.row("Expires", card.expiryText(expiry, now: Date())))
         }
         if pass.voided { lines.append(card.row("Voided", "yes")) }
-        if let transit = pass.transitType { lines.append(card.row("Transit", transit)) }
+        if let transit = pass.transitType { lines.append(card.row("Transit", Self.transitName(transit))) }
         lines.append(card.row("Status", card.status(verdict)))
         let sections: [(String, [PassField])] = [
             ("Header", pass.headerFields), ("Primary", pass.primaryFields), ("Secondary", pass.secondaryFields),
@@ -64,5 +64,12 @@ struct PassDetails {
         if stored.updatedAt != stored.addedAt { lines.append(card.row("Updated", DateText.human(stored.updatedAt))) }
         lines.append(card.row("SHA-256", stored.sha256))
         return lines.joined(separator: "\n")
+    }
+
+    /// "PKTransitTypeAir" -> "Air": the PassKit constant is for programs; a person reads the kind.
+    static func transitName(_ raw: String) -> String {
+        let prefix = "PKTransitType"
+        guard raw.hasPrefix(prefix), raw.count > prefix.count else { return raw }
+        return String(raw.dropFirst(prefix.count))
     }
 }

@@ -43,7 +43,10 @@ struct Scan: ParsableCommand {
             let scanner = try context.scanner(library: library)
             let inputs = InputScanner(scanner: scanner)
             let card = PassCard(terminal: context.terminal)
-            let progress = ProgressLine(enabled: Terminal.stderrIsTerminal && !global.json)
+            // The line is redrawn with CR and "erase line" (ESC [K), which a dumb terminal
+            // (TERM=dumb: Emacs shell buffers, some CI logs) prints as garbage.
+            let progress = ProgressLine(enabled: Terminal.stderrIsTerminal && !global.json
+                                        && ProcessInfo.processInfo.environment["TERM"] != "dumb")
             var found = 0
             var problems: [InputProblem] = []
             for path in paths.isEmpty ? ["-"] : paths {

@@ -178,6 +178,24 @@ final class AddFlowTests: XCTestCase {
         XCTAssertEqual(try libraryState("update.eml"), "contained")
     }
 
+    /// Declining an update said "Not added.", though the pass was in the library all along
+    /// (only its newer version was not taken).
+    func testTerminalDeclinedUpdateSaysNotUpdated() throws {
+        XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
+        let run = try sandbox.runOnTerminal("add", [message("update.eml")], answers: ["n"])
+        XCTAssertEqual(run.status, 0, run.stdout)
+        XCTAssertTrue(run.stdout.contains("Not updated."), run.stdout)
+        XCTAssertFalse(run.stdout.contains("Not added"), run.stdout)
+        XCTAssertEqual(try libraryState("update.eml"), "update")
+    }
+
+    func testUpdateWithoutTerminalSaysNotUpdated() throws {
+        XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
+        let run = try sandbox.run("add", [message("update.eml")])
+        XCTAssertEqual(run.status, 64, run.stdout)
+        XCTAssertTrue(run.stdout.contains("Not updated: there is no terminal to ask on. Run again with --yes to do it without asking."), run.stdout)
+    }
+
     func testTerminalContainedPassAsksNothing() throws {
         XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
         let run = try sandbox.runOnTerminal("add", [message("type.eml")], answers: [])

@@ -218,7 +218,7 @@ final class ScanTests: XCTestCase {
     func testBinaryBlobOnStdinIsADataError() throws {
         let run = try sandbox.run("scan", ["-"], stdin: Data([0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00]))
         XCTAssertEqual(run.status, 65)
-        XCTAssertEqual(run.stderr, "passconduit: -: is binary data, neither a mail message nor a Wallet pass\n")
+        XCTAssertEqual(run.stderr, "passconduit: standard input: is binary data, neither a mail message nor a Wallet pass\n")
     }
 
     func testHumanCardSaysWhatWhereAndLibraryState() throws {

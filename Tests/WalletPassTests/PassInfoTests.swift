@@ -33,7 +33,12 @@ final class PassInfoTests: XCTestCase {
         XCTAssertEqual(p.icon?.height, 87)
         XCTAssertEqual(p.localizedValue(forFieldKey: "seat"), "Row 12, Seat 7")
         XCTAssertEqual(p.field("seat")?.changeNotice(newValue: "Row 3, Seat 1"), "Your seat is now Row 3, Seat 1.")
-        XCTAssertEqual(p.localizedValue(forFieldKey: "date"), "12 Jun 2026, 20:00")
+        // 20:00 +02:00 shown in this machine's zone, as Wallet shows it on the device.
+        let wallClock = DateFormatter()
+        wallClock.locale = Locale(identifier: "en_US_POSIX")
+        wallClock.timeZone = .current
+        wallClock.dateFormat = "d MMM yyyy, HH:mm"
+        XCTAssertEqual(p.localizedValue(forFieldKey: "date"), wallClock.string(from: PassDate("2026-06-12T20:00+02:00")!.date))
         XCTAssertEqual(p.localizedValue(forFieldKey: "price"), "49.50 EUR")
         XCTAssertEqual(p.document.locations.first?.relevantText, "Doors open at 19:00.")
         XCTAssertEqual(p.document.semantics?["eventName"]?.string, "The Linux Philharmonic")

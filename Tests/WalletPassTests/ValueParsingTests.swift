@@ -37,9 +37,10 @@ final class ValueParsingTests: XCTestCase {
     }
 
     func testFieldValuesAreRenderedByStyle() {
-        func render(_ json: String) -> String {
+        func render(_ json: String, zone: String = "Europe/Berlin") -> String {
             let field = PassField(try! JSONReader.parse(Array(json.utf8)).get())!
-            return FieldRenderer.render(field, localize: { $0 == "K" ? "Localized" : $0 }).value
+            return FieldRenderer.render(field, localize: { $0 == "K" ? "Localized" : $0 },
+                                        deviceZone: TimeZone(identifier: zone)!).value
         }
         XCTAssertEqual(render(#"{"key":"a","value":"K"}"#), "Localized")
         XCTAssertEqual(render(#"{"key":"a","value":49.5,"currencyCode":"EUR"}"#), "49.50 EUR")
@@ -51,6 +52,15 @@ final class ValueParsingTests: XCTestCase {
         XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00+02:00","dateStyle":"PKDateStyleNone","timeStyle":"PKDateStyleLong"}"#),
                        "20:00 +02:00")
         XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00+02:00"}"#), "2026-06-12T20:00+02:00")
+        // Wallet shows dates in the device's zone; ignoresTimeZone keeps the zone written.
+        XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00+02:00","dateStyle":"PKDateStyleMedium","timeStyle":"PKDateStyleShort"}"#,
+                              zone: "America/New_York"), "12 Jun 2026, 14:00")
+        XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00+02:00","timeStyle":"PKDateStyleLong"}"#, zone: "UTC"),
+                       "18:00 UTC")
+        XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00+02:00","dateStyle":"PKDateStyleMedium","timeStyle":"PKDateStyleShort","ignoresTimeZone":true}"#,
+                              zone: "America/New_York"), "12 Jun 2026, 20:00")
+        XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T01:00+02:00","dateStyle":"PKDateStyleShort"}"#, zone: "America/New_York"),
+                       "2026-06-11", "the day changes with the zone")
         XCTAssertEqual(render(#"{"key":"a","value":"not a date","dateStyle":"PKDateStyleShort"}"#), "not a date")
         XCTAssertNil(PassField(try! JSONReader.parse(Array(#"{"value":"no key"}"#.utf8)).get()))
     }

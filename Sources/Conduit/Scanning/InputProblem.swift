@@ -11,5 +11,6 @@ package struct InputProblem: Error, Sendable, Equatable, CustomStringConvertible
         self.status = status
     }
 
-    package var description: String { "\(input): \(message)" }
+    /// "inbox.mbox: is empty"; standard input is called so, not "-".
+    package var description: String { "\(input == "-" ? "standard input" : input): \(message)" }
 }

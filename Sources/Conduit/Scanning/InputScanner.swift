@@ -47,7 +47,7 @@ package struct InputScanner {
         do {
             reader = try MaildirReader(path: path, limits: scanner.limits.mime)
         } catch let error as MailboxError where error.code != .notAMaildir {
-            emit(.problem(InputProblem(input: path, message: "cannot be read as a Maildir: \(error.detail)", status: .noInput)))
+            emit(.problem(InputProblem(input: path, message: "cannot be read as a Maildir: \(error.detail) \(error.path)", status: .noInput)))
             return
         } catch {
             emit(.problem(InputProblem(input: path, message: "is a folder but not a Maildir (it has no cur/ or new/ folder)", status: .noInput)))
@@ -67,6 +67,13 @@ package struct InputScanner {
         if prefix.isEmpty {
             emit(.problem(InputProblem(input: input, message: "is empty", status: .noInput)))
             return
+        }
+        // Windows editors save a UTF-8 byte order mark, and messages copied out of webmail often
+        // start with blank lines; neither belongs to the message, and left in place they turn
+        // its whole header into body text, hiding its attachments.
+        let noise = Self.leadingNoise(prefix)
+        if noise > 0, noise < prefix.count, Self.startsLikeMail(Array(prefix[noise...])) {
+            prefix.removeFirst(noise)
         }
         // A zip is a pass or a bundle, or nothing we read. A file the user named *.pkpass is
         // opened as a pass whatever it holds, so its verdict says what is wrong with it.
@@ -102,7 +109,7 @@ package struct InputScanner {
             return
         }
         guard bytes.count <= cap else {
-            emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(cap) bytes, too large for a Wallet pass", status: .dataError)))
+            emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(Self.size(cap)), too large for a Wallet pass", status: .dataError)))
             return
         }
         let byContent = scanner.contentKind(bytes)
@@ -124,6 +131,15 @@ package struct InputScanner {
             let next: MailboxMessage?
             do {
                 next = try reader.next()
+            } catch let error as MailboxError where R.self == MaildirReader.self {
+                // A Maildir message is a file of its own: one that cannot be read is skipped
+                // and the next one is read (the reader has already moved past it).
+                let status: ExitStatus = error.code == .cannotOpen ? .noInput : .ioError
+                emit(.problem(InputProblem(input: error.path, message: "cannot be read: \(Self.plain(error.detail))", status: status)))
+                continue
+            } catch let error as MailboxError {
+                emit(.problem(InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(Self.plain(error.detail))", status: .ioError)))
+                return
             } catch {
                 emit(.problem(InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(error)", status: .ioError)))
                 return
@@ -133,10 +149,13 @@ package struct InputScanner {
             bytes += message.byteCount
             if message.oversize {
                 let limit = scanner.limits.mime.maxMessageBytes
-                emit(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(limit) bytes and was skipped", status: .dataError)))
+                emit(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(Self.size(limit)) and was skipped", status: .dataError)))
             } else {
                 let source = PassSourceInfo(input: input, message: message.index, messagePath: message.path)
-                for found in scanner.scanMessage(message.bytes, source: source) { emit(.found(found)) }
+                let found = scanner.scanMessage(message.bytes, source: source) { sentence in
+                    emit(.problem(InputProblem(input: input, message: "message \(message.index) \(sentence)", status: .dataError)))
+                }
+                for pass in found { emit(.found(pass)) }
             }
             emit(.progress(input: input, messages: messages, bytes: bytes))
         }
@@ -154,6 +173,22 @@ package struct InputScanner {
             nameLength += 1
         }
         return false
+    }
+
+    /// A limit as people read it: "32 MB" for 33554432 bytes (limits are whole mebibytes by
+    /// default), else the exact byte count.
+    package static func size(_ bytes: Int) -> String {
+        let mebibyte = 1024 * 1024
+        if bytes >= mebibyte, bytes % mebibyte == 0 { return "\(bytes / mebibyte) MB" }
+        if bytes >= 1024, bytes % 1024 == 0 { return "\(bytes / 1024) KB" }
+        return "\(bytes) bytes"
+    }
+
+    /// How many leading bytes are a UTF-8 byte order mark and empty lines (CR, LF).
+    static func leadingNoise(_ prefix: [UInt8]) -> Int {
+        var count = prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while count < prefix.count, prefix[count] == 0x0A || prefix[count] == 0x0D { count += 1 }
+        return count
     }
 
     /// NUL bytes, or mostly control bytes, in the first bytes: not text, so not mail.
@@ -183,6 +218,12 @@ package struct InputScanner {
         }
         buffer.removeSubrange(filled...)
         return buffer
+    }
+
+    /// An OS reason as the rest of a sentence: "Permission denied" -> "permission denied".
+    static func plain(_ detail: String) -> String {
+        guard let first = detail.first, first.isUppercase, detail.dropFirst().first?.isLowercase ?? true else { return detail }
+        return first.lowercased() + detail.dropFirst()
     }
 
     static func reason(_ code: Int32, verb: String) -> String {

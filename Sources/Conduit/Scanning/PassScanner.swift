@@ -27,7 +27,22 @@ package struct PassScanner: Sendable {
     /// Every pass in one message (any MIME shape, nested message/rfc822 included).
     /// `source` gives the input and message number; the rest is filled in here.
     package func scanMessage(_ bytes: [UInt8], source: PassSourceInfo) -> [FoundPass] {
+        scanMessage(bytes, source: source, unsearched: { _ in })
+    }
+
+    /// As `scanMessage(_:source:)`, and says through `unsearched` when a limit kept part of the
+    /// message from being searched (a pass could hide there), in words that finish "message N …".
+    package func scanMessage(_ bytes: [UInt8], source: PassSourceInfo, unsearched: (String) -> Void) -> [FoundPass] {
         let message = MIMEParser.parse(bytes, limits: limits.mime)
+        if message.defects.contains(where: { $0.code == .nestingTooDeep }) {
+            unsearched("is nested more than \(limits.mime.maxDepth) levels deep; the parts below that were not searched for passes")
+        }
+        if message.defects.contains(where: { $0.code == .headerTooLong }) {
+            unsearched("has a header section over \(InputScanner.size(limits.mime.maxHeaderBytes)); the fields after that were ignored, so a pass there may have been missed")
+        }
+        if message.defects.contains(where: { $0.code == .tooManyParts }) {
+            unsearched("has more than \(limits.mime.maxParts) parts; the rest were not searched for passes")
+        }
         var base = source
         base.messageID = message.messageID
         base.subject = message.subject
