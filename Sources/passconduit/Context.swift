@@ -56,6 +56,21 @@ struct Context {
         return PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer)
     }
 
+    /// Opens the library and resolves a command's ID argument in it: what show, export, icon and
+    /// remove all start with.
+    func libraryAndPass(_ text: String) throws -> (library: PassLibrary, id: PassID) {
+        let library = try library()
+        return (library, try resolve(text, in: library))
+    }
+
+    /// The stored pass an ID argument named, or a "no such pass" error naming the argument.
+    func storedPass(_ id: PassID, named text: String, in library: PassLibrary) throws -> StoredPass {
+        guard let stored = try LibraryCall.run({ try library.pass(id) }) else {
+            throw CLIError("\(text): no such pass in your library", status: .noInput)
+        }
+        return stored
+    }
+
     /// Resolves "type/serial" or a short SHA-256 prefix to a pass in the library.
     func resolve(_ text: String, in library: PassLibrary) throws -> PassID {
         do {

@@ -24,8 +24,7 @@ struct Icon: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let library = try context.library()
-            let passID = try context.resolve(id, in: library)
+            let (library, passID) = try context.libraryAndPass(id)
             let bytes = try LibraryCall.run { try library.export(passID) }
             guard let icon = try context.opener().open(bytes).pass?.icon else {
                 throw CLIError("\(passID): the pass has no icon", status: .dataError)

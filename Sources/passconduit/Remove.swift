@@ -25,11 +25,8 @@ struct Remove: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let library = try context.library()
-            let passID = try context.resolve(id, in: library)
-            guard let stored = try LibraryCall.run({ try library.pass(passID) }) else {
-                throw CLIError("\(id): no such pass in your library", status: .noInput)
-            }
+            let (library, passID) = try context.libraryAndPass(id)
+            let stored = try context.storedPass(passID, named: id, in: library)
             let terminal = context.terminal
             print(terminal.bold("\(stored.organizationName) · \(stored.description)") + "  " + terminal.dim(stored.id.description))
             if !yes {
