@@ -81,12 +81,13 @@ final class FilterBinaryTests: XCTestCase {
 
     func testSyslogGetsOneLineAtFacilityMail() throws {
         // A private /dev (user + mount namespace) whose /dev/log is a datagram socket we read.
+        // The receiver is waited for before rc is echoed, so its line always comes first.
         let script = #"""
             unshare -rm bash -c 'D=$(mktemp -d); mkdir $D/dev; touch $D/dev/null $D/dev/urandom
               mount --bind /dev/null $D/dev/null && mount --bind /dev/urandom $D/dev/urandom && mount --bind $D/dev /dev || exit 9
               python3 -c "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(\"/dev/log\"); s.settimeout(10); print(s.recv(4096).decode(errors=\"replace\"))" &
               for i in $(seq 100); do [ -S /dev/log ] && break; sleep 0.05; done
-              "$PASSCONDUIT" filter --log syslog > /dev/null; echo "rc=$?"; wait'
+              "$PASSCONDUIT" filter --log syslog > /dev/null; rc=$?; wait; echo "rc=$rc"'
             """#
         let r = try FilterRun.shell(script, input: plain, environment: FilterRun.environment(FilterRun.directory("home")))
         let text = String(decoding: r.stdout, as: UTF8.self)
