@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PassStore
 
 /// The environment a delivery filter can rely on: often none. Postfix pipe(8) exports only TZ,
 /// MAIL_CONFIG and LANG and runs in the queue directory; Dovecot gives HOME but no XDG variables.
@@ -35,12 +36,9 @@ package enum FilterEnvironment {
         return env
     }
 
-    /// The home directory of the effective user from the passwd database.
-    package static func passwdHome() -> String? {
-        guard let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir else { return nil }
-        let home = String(cString: dir)
-        return home.hasPrefix("/") ? home : nil
-    }
+    /// The home directory from the passwd database (the library's lookup, so the filter, the
+    /// config and the library always agree on whose home it is).
+    package static func passwdHome() -> String? { LibraryLocation.passwdHome() }
 
     /// `$XDG_STATE_HOME/passconduit`, else `$HOME/.local/state/passconduit`.
     package static func stateDirectory(_ env: [String: String]) -> String? {

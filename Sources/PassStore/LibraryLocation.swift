@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// Where the library lives and how its folder and files come into being.
-enum LibraryLocation {
+package enum LibraryLocation {
     static let folderName = "passconduit"
     static let fileName = "library.sqlite"
 
@@ -33,7 +33,9 @@ enum LibraryLocation {
     }
 
     /// The home directory from the passwd entry of the real user id (getpwuid_r: thread-safe).
-    static func passwdHome() -> String? {
+    /// The one passwd lookup of the project: config, library and filter log all fall back to it
+    /// when HOME is unset (a Postfix pipe gives none).
+    package static func passwdHome() -> String? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16 * 1024)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PassStore
 
 /// Where passconduit looks for its files when nobody says: the XDG base directories, then the
 /// home directory, then the passwd entry. A delivery filter run by Postfix `pipe` has no HOME and
@@ -19,9 +20,7 @@ package enum ConfigLocation {
     /// `$HOME` when it is an absolute path, else the passwd entry of the real user.
     package static func homeDirectory(environment: [String: String]) -> String? {
         if let home = environment["HOME"], home.hasPrefix("/") { return home }
-        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return nil }
-        let path = String(cString: dir)
-        return path.hasPrefix("/") ? path : nil
+        return LibraryLocation.passwdHome()
     }
 
     /// `~` and `~/x` expanded; a relative path is taken relative to `base` (the config file's folder).
