@@ -14,6 +14,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        // The PassKit web-service client (PassUpdate) only: HTTP/1.1 + TLS on SwiftNIO.
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
     ],
     targets: [
         // C libraries from Debian (libssl-dev, libzip-dev, libmagic-dev).
@@ -27,9 +31,17 @@ let package = Package(
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
+        // PassKit web-service client: moves bytes, never verifies, never writes the library.
+        .target(name: "PassUpdate", dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "CMagic", "CZip",
+            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CZip",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // Thin CLI.
@@ -52,8 +64,10 @@ let package = Package(
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
         .testTarget(name: "ConduitTests", dependencies: ["Conduit"], resources: [.copy("Fixtures")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
-        .testTarget(name: "EndToEndTests", dependencies: []),
+        // PassStore only to check the library a run left behind (PassLibrary.check).
+        .testTarget(name: "EndToEndTests", dependencies: ["PassStore"], exclude: ["update-peer"]),
     ]
 )

@@ -11,4 +11,6 @@ package struct ChangeEntry: Sendable, Equatable {
     /// (remove, decline).
     package var sha256: String?
     package var at: Date
+    /// For a replace: which fields changed and the pass's change messages ("Gate changed to B22").
+    package var changes: [FieldChange] = []
 }

@@ -135,11 +135,21 @@ enum LibraryRows {
             """, arguments: [sha256])
     }
 
-    static func log(_ db: Database, _ kind: ChangeKind, _ id: PassID, sha256: String?, at: Date) throws {
+    static func log(_ db: Database, _ kind: ChangeKind, _ id: PassID, sha256: String?, at: Date,
+                    changes: [FieldChange] = []) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO change_log (kind, passTypeIdentifier, serialNumber, sha256, at) VALUES (?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [kind.rawValue, id.passTypeIdentifier, id.serialNumber, sha256,
                                           at.timeIntervalSince1970])
+        guard !changes.isEmpty else { return }
+        let sequence = db.lastInsertedRowID
+        let field = try db.cachedStatement(sql: """
+            INSERT INTO change_field (sequence, position, key, label, oldValue, newValue, message) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (position, change) in changes.enumerated() {
+            try field.execute(arguments: [sequence, position, change.key, change.label, change.oldValue, change.newValue,
+                                          change.message])
+        }
     }
 }

@@ -7,12 +7,15 @@ enum LibrarySchema {
     /// another program's database and is never touched.
     static let applicationID: Int32 = 0x5043_4C42
     /// `PRAGMA user_version` after the newest migration this build knows.
-    static let userVersion: Int32 = 1
+    static let userVersion: Int32 = 2
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-passes-offers-changes") { db in
             try db.execute(sql: v1)
+        }
+        migrator.registerMigration("v2-field-changes-web-service") { db in
+            try db.execute(sql: v2)
         }
         return migrator
     }
@@ -110,5 +113,57 @@ enum LibrarySchema {
         );
         PRAGMA application_id = 1346587714;
         PRAGMA user_version = 1;
+        """
+
+    /// Issue 12: what changed per field on a replace (for `log`), and what the PassKit web-service
+    /// client remembers per pass (conditional-request validators, the last check), per library
+    /// (the device id) and per registration (to unregister a pass the user removed).
+    static let v2 = """
+        CREATE TABLE change_field (
+            sequence INTEGER NOT NULL REFERENCES change_log(sequence) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            label TEXT,
+            oldValue TEXT,
+            newValue TEXT,
+            message TEXT,
+            PRIMARY KEY (sequence, position)
+        );
+        CREATE TABLE web_service_state (
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            webServiceURL TEXT,
+            authenticationToken TEXT,
+            lastModified TEXT,
+            etag TEXT,
+            checkedAt REAL,
+            outcome TEXT,
+            http INTEGER,
+            errorCode TEXT,
+            message TEXT,
+            retryAfter REAL,
+            PRIMARY KEY (passTypeIdentifier, serialNumber)
+        );
+        CREATE TABLE web_service_device (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            deviceLibraryIdentifier TEXT NOT NULL,
+            createdAt REAL NOT NULL
+        );
+        CREATE TABLE web_service_registration (
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            webServiceURL TEXT NOT NULL,
+            authenticationToken TEXT NOT NULL,
+            registeredAt REAL NOT NULL,
+            PRIMARY KEY (passTypeIdentifier, serialNumber)
+        );
+        CREATE TABLE web_service_tag (
+            webServiceURL TEXT NOT NULL,
+            passTypeIdentifier TEXT NOT NULL,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (webServiceURL, passTypeIdentifier)
+        );
+        PRAGMA user_version = 2;
         """
 }

@@ -8,7 +8,7 @@ extension PassLibrary {
     package func changes(after sequence: Int64, limit: Int = 1000) throws -> [ChangeEntry] {
         let count = min(max(limit, 1), 10_000)
         return try read("changes") { db in
-            try Row.fetchAll(db, sql: """
+            var entries = try Row.fetchAll(db, sql: """
                 SELECT sequence, kind, passTypeIdentifier, serialNumber, sha256, at FROM change_log
                 WHERE sequence > ? ORDER BY sequence LIMIT ?
                 """, arguments: [sequence, count]).map { row in
@@ -20,6 +20,21 @@ extension PassLibrary {
                                    passID: PassID(passTypeIdentifier: row["passTypeIdentifier"], serialNumber: row["serialNumber"]),
                                    sha256: row["sha256"], at: Date(timeIntervalSince1970: row["at"]))
             }
+            if let first = entries.first?.sequence, let last = entries.last?.sequence {
+                var byEntry: [Int64: [FieldChange]] = [:]
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT sequence, key, label, oldValue, newValue, message FROM change_field
+                    WHERE sequence BETWEEN ? AND ? ORDER BY sequence, position
+                    """, arguments: [first, last]) {
+                    byEntry[row["sequence"], default: []].append(FieldChange(
+                        key: row["key"], label: row["label"], oldValue: row["oldValue"], newValue: row["newValue"],
+                        message: row["message"]))
+                }
+                for index in entries.indices {
+                    entries[index].changes = byEntry[entries[index].sequence] ?? []
+                }
+            }
+            return entries
         }
     }
 

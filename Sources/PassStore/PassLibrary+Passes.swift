@@ -51,7 +51,19 @@ extension PassLibrary {
             guard let existing = try LibraryRows.fetchPass(db, r.id, path: path) else {
                 throw LibraryError(.notFound, "replace: \(r.id) is not in the library", path: path)
             }
-            return try replaceRow(db, existing: existing, with: r, operation: "replace")
+            return try replaceRow(db, existing: existing, with: r, operation: "replace") ?? []
+        }
+    }
+
+    /// `replace` that says whether it replaced: nil when the library already holds these bytes
+    /// (another process applied the same update first), else the field changes it logged.
+    package func replaceIfChanged(with record: PassRecord, allowUntrusted: Bool = false) throws -> [FieldChange]? {
+        let r = try validated(record, allowUntrusted: allowUntrusted, operation: "update")
+        return try write("update") { db in
+            guard let existing = try LibraryRows.fetchPass(db, r.id, path: path) else {
+                throw LibraryError(.notFound, "update: \(r.id) is not in the library", path: path)
+            }
+            return try replaceRow(db, existing: existing, with: r, operation: "update")
         }
     }
 
@@ -66,6 +78,9 @@ extension PassLibrary {
                 db, sql: "DELETE FROM pass_version WHERE passTypeIdentifier = ? AND serialNumber = ? RETURNING sha256",
                 arguments: keys)
             try db.execute(sql: "DELETE FROM pass WHERE id = ?", arguments: [existing.rowID])
+            // Validators belong to the removed version; a registration stays until `update`
+            // has told the issuer (PassLibrary+WebService).
+            try db.execute(sql: "DELETE FROM web_service_state WHERE passTypeIdentifier = ? AND serialNumber = ?", arguments: keys)
             for digest in Set(versionDigests + [existing.sha256]) {
                 try LibraryRows.deleteBlobIfUnused(db, digest)
             }
@@ -254,11 +269,11 @@ extension PassLibrary {
 
     /// Replaces the current row of `existing.id` with `r` inside the caller's transaction:
     /// keeps the replaced version, prunes to `keptVersions`, logs `.replace`.
-    func replaceRow(_ db: Database, existing: StoredPass, with r: PassRecord, operation: String) throws -> [FieldChange] {
+    func replaceRow(_ db: Database, existing: StoredPass, with r: PassRecord, operation: String) throws -> [FieldChange]? {
         switch LibraryState.of(incomingSHA256: r.sha256, incomingSigningTime: r.signingTime,
                                storedSHA256: existing.sha256, storedSigningTime: existing.signingTime) {
         case .contained:
-            return []
+            return nil
         case .stale:
             throw LibraryError(.refused, "\(operation): \(r.id) was signed before the version in the library; keeping the newer one",
                                path: path)
@@ -290,8 +305,9 @@ extension PassLibrary {
         for digest in Set(pruned) {
             try LibraryRows.deleteBlobIfUnused(db, digest)
         }
-        try LibraryRows.log(db, .replace, r.id, sha256: r.sha256, at: now)
-        return FieldChange.between(old: existing.fields, new: r.fields)
+        let changes = FieldChange.between(old: existing.fields, new: r.fields)
+        try LibraryRows.log(db, .replace, r.id, sha256: r.sha256, at: now, changes: changes)
+        return changes
     }
 
     func storedAfterWrite(_ db: Database, _ id: PassID) throws -> StoredPass {

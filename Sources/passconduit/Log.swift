@@ -45,7 +45,15 @@ struct Log: ParsableCommand {
     static func line(_ entry: ChangeEntry, terminal: Terminal) -> String {
         var text = "\(entry.sequence)  \(DateText.iso(entry.at))  \(entry.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(entry.passID)"
         if let sha = entry.sha256 { text += "  " + terminal.dim(String(sha.prefix(12))) }
-        return text
+        // What a replace changed, as Wallet announces it: the pass's changeMessage, else the field.
+        for change in entry.changes {
+            if let message = change.message {
+                text += "\n    " + message
+            } else {
+                text += "\n    \(change.label ?? change.key): \(change.oldValue ?? "(none)") → \(change.newValue ?? "(removed)")"
+            }
+        }
+        return UpdateOutcomeText.sanitized(text)
     }
 
     static func json(_ entry: ChangeEntry) -> JSONOutput {
@@ -56,6 +64,7 @@ struct Log: ParsableCommand {
             ("id", .string(entry.passID.description)),
             ("sha256", .string(entry.sha256)),
             ("at", .date(entry.at)),
+            ("changes", .array(entry.changes.map(UpdateOutcomeText.change))),
         ])
     }
 }

@@ -22,7 +22,7 @@ struct Passconduit: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, Icon.self,
-                      Offers.self, Log.self, MailFilter.self]
+                      Offers.self, Log.self, Update.self, MailFilter.self]
     )
 
     static func main() {

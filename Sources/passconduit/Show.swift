@@ -40,10 +40,17 @@ struct Show: ParsableCommand {
                 print(value)
                 return .success
             }
+            let web = try LibraryCall.run { try library.webServiceState(passID) }
             if global.json {
-                print(StoredPassJSON.detailed(stored, info: verdict.pass, verdict: verdict).line)
+                var object = StoredPassJSON.detailed(stored, info: verdict.pass, verdict: verdict)
+                if case .object(var members) = object {
+                    members.append(("lastUpdateCheck", UpdateCheckText.json(web)))
+                    object = .object(members)
+                }
+                print(object.line)
             } else {
                 print(PassDetails(terminal: context.terminal).render(stored, verdict: verdict))
+                if let line = UpdateCheckText.line(web, canUpdate: verdict.pass?.canUpdate ?? false) { print(line) }
             }
             return .success
         }

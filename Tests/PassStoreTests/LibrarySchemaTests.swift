@@ -11,7 +11,7 @@ final class LibrarySchemaTests: XCTestCase {
     }
 
     func testMigrationsRunInOrderUnderStableNames() {
-        XCTAssertEqual(LibrarySchema.migrator.migrations, ["v1-passes-offers-changes"])
-        XCTAssertEqual(LibrarySchema.userVersion, 1)
+        XCTAssertEqual(LibrarySchema.migrator.migrations, ["v1-passes-offers-changes", "v2-field-changes-web-service"])
+        XCTAssertEqual(LibrarySchema.userVersion, 2)
     }
 }

@@ -1,0 +1,368 @@
+import Foundation
+import PassStore
+import PassUpdate
+import WalletPass
+
+/// What `passconduit update` asked for.
+package struct UpdateRequest: Sendable {
+    /// The passes named on the command line; nil means every pass with a web service.
+    package var ids: [PassID]?
+    /// `--register`: register this library as a device for each checked pass.
+    package var register = false
+    /// Timer mode (`--quiet`): only passes that are due by `UpdateSchedule`.
+    package var dueOnly = false
+    package var allowUntrusted = false
+    /// The whole run's time budget.
+    package var timeLimit: TimeInterval = 300
+    /// Requests in flight at once (connections to one server are pooled and reused).
+    package var concurrency = 8
+
+    package init() {}
+}
+
+/// One `update` run: reads what the library knows, talks to each pass's web service through
+/// `WebServiceClient`, opens every pass it gets like any other pass, decides with
+/// `UpdateAcceptance`, and replaces through the library (which keeps the old version and logs
+/// the field changes). The library is written twice per run: accepted updates one by one (each
+/// its own transaction, re-checked inside it), and every check's result in one batch.
+package final class UpdateRun: Sendable {
+    let library: PassLibrary
+    let opener: PassOpener
+    let client: WebServiceClient
+    let schedule: UpdateSchedule
+    let now: @Sendable () -> Date
+
+    package init(library: PassLibrary, opener: PassOpener, client: WebServiceClient,
+                 schedule: UpdateSchedule = UpdateSchedule(), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.library = library
+        self.opener = opener
+        self.client = client
+        self.schedule = schedule
+        self.now = now
+    }
+
+    struct Candidate: Sendable {
+        var pass: StoredPass
+        var state: WebServiceState
+        var service: WebServiceURL
+        var token: String
+        var unconditional = false
+    }
+
+    /// Checks the passes and returns one outcome per pass, in library order, then the
+    /// unregistrations. `progress(done, total)` is called as checks finish.
+    package func run(_ request: UpdateRequest, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> [UpdateOutcome] {
+        let started = now()
+        let deadline = started.addingTimeInterval(request.timeLimit)
+        let passes = try library.passes()
+        var states = try library.webServiceStates()
+        let named = request.ids.map(Set.init)
+
+        var leading: [UpdateOutcome] = []
+        var candidates: [Candidate] = []
+        var refreshed: [WebServiceState] = []
+        for pass in passes {
+            if let named, !named.contains(pass.id) { continue }
+            let isNamed = named != nil
+            var state = states[pass.id] ?? WebServiceState(id: pass.id, sha256: pass.sha256)
+            if state.sha256 != pass.sha256 || states[pass.id] == nil {
+                // A version this client has not read yet (added, or replaced by mail): its
+                // web-service keys come from its pass.json; old validators do not apply to it.
+                let info = (try? library.export(pass.id)).flatMap(opener.webService(of:))
+                state = WebServiceState(id: pass.id, sha256: pass.sha256, webServiceURL: info?.webServiceURL,
+                                        authenticationToken: info?.authenticationToken,
+                                        checkedAt: states[pass.id]?.checkedAt, outcome: states[pass.id]?.outcome,
+                                        http: states[pass.id]?.http, errorCode: states[pass.id]?.errorCode,
+                                        message: states[pass.id]?.message)
+                states[pass.id] = state
+                refreshed.append(state)
+            }
+            guard let url = state.webServiceURL, let token = state.authenticationToken else {
+                if isNamed {
+                    leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: .init(
+                        code: "no-web-service", message: "This pass does not say where to get its updates.",
+                        detail: "pass.json has no webServiceURL with an authenticationToken")))
+                }
+                continue
+            }
+            if !isNamed {
+                if let why = schedule.retired(pass, now: started) {
+                    if !request.dueOnly {
+                        leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: .init(code: "retired", message: why, detail: "")))
+                    }
+                    continue
+                }
+                if request.dueOnly && !schedule.isDue(pass, lastChecked: state.checkedAt, now: started) { continue }
+            }
+            // The server's Retry-After holds even for a pass named on the command line.
+            if let retry = state.retryAfter, retry > started {
+                if !request.dueOnly {
+                    var o = UpdateOutcome(id: pass.id, kind: .skipped, error: .init(
+                        code: "try-later", message: "The issuer asked to wait until \(DateText.iso(retry)) before asking again.",
+                        detail: "Retry-After"))
+                    o.retryAfter = retry
+                    o.temporary = true
+                    leading.append(o)
+                }
+                continue
+            }
+            let service: WebServiceURL
+            do {
+                service = try WebServiceURL(url)
+            } catch {
+                var o = UpdateOutcome(id: pass.id, kind: .skipped, error: .init(code: error.code.rawValue, message: error.message, detail: error.detail))
+                o.temporary = false
+                leading.append(o)
+                state.checkedAt = started
+                state.outcome = o.kind.rawValue
+                state.errorCode = error.code.rawValue
+                state.message = error.message
+                state.http = nil
+                refreshed.append(state)
+                continue
+            }
+            candidates.append(Candidate(pass: pass, state: state, service: service, token: token))
+        }
+        try library.saveWebServiceStates(refreshed)
+
+        // Passes the user removed: tell their issuers (only on a full run; never for a pass
+        // still in the library).
+        var trailing: [UpdateOutcome] = []
+        let registrations = try library.registrations()
+        let present = Set(passes.map(\.id))
+        var device: String?
+        if !registrations.isEmpty || request.register { device = try library.deviceLibraryIdentifier() }
+        if request.ids == nil, let device {
+            for registration in registrations where !present.contains(registration.id) {
+                var outcome = UpdateOutcome(id: registration.id, kind: .skipped)
+                let result = await unregister(registration, device: device, deadline: deadline)
+                switch result {
+                case .success(let http):
+                    try library.deleteRegistration(registration.id)
+                    outcome.http = http
+                    outcome.unregistered = true
+                case .failure(let failure):
+                    outcome.kind = .failed
+                    outcome.unregistered = false
+                    outcome.http = failure.http
+                    outcome.temporary = failure.isTemporary
+                    outcome.error = .init(code: failure.code.rawValue, message: "Could not unregister this removed pass: " + failure.message,
+                                          detail: failure.detail)
+                }
+                trailing.append(outcome)
+            }
+        }
+
+        // Registration (opt-in), then one passesUpdatedSince list per server and pass type.
+        var registeredNow: [PassID: Bool] = [:]
+        var registered = Set(registrations.filter { present.contains($0.id) }.map(\.id))
+        if request.register, let device {
+            for c in candidates where !registered.contains(c.pass.id) {
+                do {
+                    _ = try await client.register(c.service, device: device, passTypeIdentifier: c.pass.id.passTypeIdentifier,
+                                                  serialNumber: c.pass.id.serialNumber, token: c.token, deadline: deadline)
+                    try library.saveRegistration(WebServiceRegistration(id: c.pass.id, webServiceURL: c.service.description,
+                                                                        authenticationToken: c.token, registeredAt: now()))
+                    registered.insert(c.pass.id)
+                    registeredNow[c.pass.id] = true
+                } catch {
+                    registeredNow[c.pass.id] = false
+                }
+            }
+        }
+        var newTags: [(url: String, type: String, tag: String?)] = []
+        if let device {
+            var groups: [String: [Int]] = [:]
+            var groupKey: [String: (WebServiceURL, String)] = [:]
+            for (index, c) in candidates.enumerated() where registered.contains(c.pass.id) {
+                let key = c.service.description + "\u{0}" + c.pass.id.passTypeIdentifier
+                groups[key, default: []].append(index)
+                groupKey[key] = (c.service, c.pass.id.passTypeIdentifier)
+            }
+            for (key, indices) in groups.sorted(by: { $0.key < $1.key }) {
+                guard let (service, type) = groupKey[key] else { continue }
+                let tag = try library.updateTag(webServiceURL: service.description, passTypeIdentifier: type)
+                switch await updatedSerials(service, device: device, type: type, tag: tag, deadline: deadline) {
+                case .success(.changed(let serials, let lastUpdated)):
+                    let listed = Set(serials)
+                    for i in indices where listed.contains(candidates[i].pass.id.serialNumber) {
+                        candidates[i].unconditional = true
+                    }
+                    if let lastUpdated, !lastUpdated.isEmpty { newTags.append((service.description, type, lastUpdated)) }
+                case .success(.nothing):
+                    break
+                case .failure(let failure):
+                    // After a server error, ask without a tag next time (never a made-up one).
+                    if failure.code == .tryLater { newTags.append((service.description, type, nil)) }
+                }
+            }
+        }
+
+        // The checks themselves, `concurrency` at a time; every pass gets its own conditional GET.
+        var results = [(UpdateOutcome, WebServiceState)?](repeating: nil, count: candidates.count)
+        let total = candidates.count
+        let work = candidates
+        let width = max(1, request.concurrency)
+        var start = 0
+        var done = 0
+        while start < work.count {
+            // Batches of `width` keep `width` requests in flight on pooled connections.
+            let end = min(work.count, start + width * 4)
+            let batch = await checkAll(work, range: start..<end, width: width, request: request, deadline: deadline) { _ in
+            }
+            for (index, outcome, state) in batch {
+                results[index] = (outcome, state)
+                done += 1
+            }
+            progress(done, total)
+            start = end
+        }
+        var outcomes = leading
+        var checked: [WebServiceState] = []
+        for item in results {
+            guard let (outcome, state) = item else { continue }
+            var o = outcome
+            if let r = registeredNow[o.id] { o.registered = r }
+            outcomes.append(o)
+            checked.append(state)
+        }
+        try library.saveWebServiceStates(checked)
+        for t in newTags { try library.setUpdateTag(t.tag, webServiceURL: t.url, passTypeIdentifier: t.type) }
+        return outcomes + trailing
+    }
+
+    /// Checks `range` of `work`, at most `width` at a time.
+    func checkAll(_ work: [Candidate], range: Range<Int>, width: Int, request: UpdateRequest, deadline: Date,
+                  each: @Sendable (Int) -> Void) async -> [(Int, UpdateOutcome, WebServiceState)] {
+        await withTaskGroup(of: (Int, UpdateOutcome, WebServiceState).self, returning: [(Int, UpdateOutcome, WebServiceState)].self) { group in
+            var collected: [(Int, UpdateOutcome, WebServiceState)] = []
+            var next = range.lowerBound
+            while next < range.upperBound && next - range.lowerBound < width {
+                let index = next
+                let candidate = work[index]
+                group.addTask { [self] in
+                    let checked = await self.check(candidate, request: request, deadline: deadline)
+                    return (index, checked.0, checked.1)
+                }
+                next += 1
+            }
+            while let item = await group.next() {
+                collected.append(item)
+                if next < range.upperBound {
+                    let index = next
+                    let candidate = work[index]
+                    group.addTask { [self] in
+                        let checked = await self.check(candidate, request: request, deadline: deadline)
+                        return (index, checked.0, checked.1)
+                    }
+                    next += 1
+                }
+            }
+            return collected
+        }
+    }
+
+    func unregister(_ r: WebServiceRegistration, device: String, deadline: Date) async -> Result<Int, UpdateFailure> {
+        do {
+            let service = try WebServiceURL(r.webServiceURL)
+            return .success(try await client.unregister(service, device: device, passTypeIdentifier: r.id.passTypeIdentifier,
+                                                        serialNumber: r.id.serialNumber, token: r.authenticationToken,
+                                                        deadline: deadline))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func updatedSerials(_ service: WebServiceURL, device: String, type: String, tag: String?, deadline: Date) async -> Result<SerialList, UpdateFailure> {
+        do {
+            return .success(try await client.updatedSerials(service, device: device, passTypeIdentifier: type, tag: tag, deadline: deadline))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// One pass: the request, then open, decide and replace.
+    func check(_ c: Candidate, request: UpdateRequest, deadline: Date) async -> (UpdateOutcome, WebServiceState) {
+        var state = c.state
+        let id = c.pass.id
+        state.checkedAt = now()
+        state.retryAfter = nil
+        func finish(_ o: UpdateOutcome) -> (UpdateOutcome, WebServiceState) {
+            state.outcome = o.kind.rawValue
+            state.http = o.http
+            state.errorCode = o.error?.code
+            state.message = o.error?.message ?? Self.summary(o)
+            return (o, state)
+        }
+        let fetch: PassFetch
+        do {
+            fetch = try await client.fetchPass(c.service, passTypeIdentifier: id.passTypeIdentifier, serialNumber: id.serialNumber,
+                                               token: c.token, lastModified: state.lastModified, etag: state.etag,
+                                               unconditional: c.unconditional, deadline: deadline)
+        } catch {
+            // The server's answer was not a pass: a refusal of ours when it sent something it
+            // must not (too large, a redirect elsewhere, a status the protocol has no place for),
+            // a failure otherwise.
+            let refusedByUs: Set<UpdateFailure.Code> = [.tooLarge, .redirectRefused, .badResponse]
+            var o = UpdateOutcome(id: id, kind: refusedByUs.contains(error.code) ? .refused : .failed, http: error.http,
+                                  error: .init(code: error.code.rawValue, message: error.message, detail: error.detail))
+            o.temporary = error.isTemporary
+            o.retryAfter = error.retryAfter
+            state.retryAfter = error.retryAfter
+            return finish(o)
+        }
+        switch fetch {
+        case .notModified(let lastModified, let etag):
+            state.lastModified = lastModified
+            state.etag = etag
+            return finish(UpdateOutcome(id: id, kind: .unchanged, http: 304))
+        case .updated(let bytes, let lastModified, let etag):
+            let verdict = opener.open(bytes)
+            let policy = UpdateAcceptance(origin: .webService, allowUntrusted: request.allowUntrusted)
+            switch policy.decide(verdict, stored: c.pass, requested: id) {
+            case .unchanged:
+                state.lastModified = lastModified
+                state.etag = etag
+                return finish(UpdateOutcome(id: id, kind: .unchanged, http: 200))
+            case .refuse(let code, let message, let detail):
+                return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: .init(code: code, message: message, detail: detail)))
+            case .accept:
+                guard var record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: nil, receivedAt: now()) else {
+                    return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: .init(
+                        code: "bad-json", message: "The update is not a genuine pass: its pass.json cannot be read.", detail: "")))
+                }
+                record.source = c.pass.source
+                do {
+                    let changes = try library.replaceIfChanged(with: record, allowUntrusted: request.allowUntrusted)
+                    let info = opener.webService(of: bytes)
+                    state = WebServiceState(id: id, sha256: verdict.sha256, webServiceURL: info?.webServiceURL ?? c.state.webServiceURL,
+                                            authenticationToken: info?.authenticationToken ?? c.token,
+                                            lastModified: lastModified, etag: etag, checkedAt: state.checkedAt)
+                    guard let changes else {
+                        // Another process stored these very bytes first: nothing left to do.
+                        return finish(UpdateOutcome(id: id, kind: .unchanged, http: 200))
+                    }
+                    return finish(UpdateOutcome(id: id, kind: .updated, http: 200, changes: changes))
+                } catch let error as LibraryError {
+                    return finish(UpdateOutcome(id: id, kind: error.kind == .refused ? .refused : .failed, http: 200, error: .init(
+                        code: error.kind == .refused ? "library-refused" : "library", message: "The update could not be stored.",
+                        detail: error.description)))
+                } catch {
+                    return finish(UpdateOutcome(id: id, kind: .failed, http: 200, error: .init(
+                        code: "library", message: "The update could not be stored.", detail: "\(error)")))
+                }
+            }
+        }
+    }
+
+    /// The sentence `show` repeats for a check without an error.
+    static func summary(_ o: UpdateOutcome) -> String {
+        switch o.kind {
+        case .updated:
+            let messages = o.changes.compactMap(\.message)
+            return messages.isEmpty ? "Updated." : "Updated: " + messages.joined(separator: " ")
+        case .unchanged: return "No newer version."
+        default: return o.kind.rawValue
+        }
+    }
+}

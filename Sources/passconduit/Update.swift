@@ -1,0 +1,274 @@
+import ArgumentParser
+import Conduit
+import Foundation
+import PassStore
+import PassUpdate
+
+struct Update: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fetch newer versions of your passes from their issuers' web services.",
+        discussion: """
+        A pass whose pass.json has a webServiceURL and an authenticationToken can be kept \
+        current, as Wallet does: passconduit asks the issuer's server for a newer version \
+        (a conditional request: nothing is downloaded when nothing changed), verifies what \
+        comes back like a new pass (same pass, same team, signed no earlier than yours), and \
+        replaces your copy, keeping the old one ("passconduit log" shows what changed).
+
+        Without IDs every pass with a web service is checked, except expired and voided ones \
+        and those whose server asked to wait. Nothing contacts an issuer unless you run this \
+        command (or enable the systemd timer in Samples/integrations/systemd).
+
+        --quiet is the timer's mode: it checks only the passes that are due (hourly while a \
+        pass's relevant date is within 48 hours, daily otherwise) and prints only problems.
+
+        --register also registers this library with each issuer as a device (a random \
+        identifier; no push token), so the issuer can list which passes changed; passes you \
+        remove are unregistered on the next run.
+
+        Only https is used, with the system's certificate authorities; plain http only to \
+        this computer (localhost). --ca-file adds a certificate authority (PEM), for a test \
+        server or a company CA. https_proxy, http_proxy and no_proxy are honoured as curl does.
+
+        Exit status: 0 when every check ran, 65 when an update was refused, 75 when a server \
+        could not be reached (try again later).
+
+        Examples:
+          passconduit update
+          passconduit update pass.com.example.air/BP-1234 --json
+          passconduit update --register
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Register this library with the issuers as a device (opt-in).")
+    var register = false
+
+    @Flag(name: .shortAndLong, help: "Timer mode: check only the passes that are due; print only problems.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Take an update signed by an unknown signer when the pass you have is untrusted too.")
+    var allowUntrusted = false
+
+    @Option(name: .long, help: ArgumentHelp("Also trust this certificate authority (PEM file) for https; repeatable.", valueName: "file"))
+    var caFile: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Give up after this many seconds for the whole run (each request has 10 s).", valueName: "seconds"))
+    var timeLimit: Double = 300
+
+    @Argument(help: "Passes to check: type/serial or a SHA-256 prefix (default: all with a web service).")
+    var ids: [String] = []
+
+    func validate() throws {
+        guard timeLimit > 0, timeLimit <= 86_400 else { throw ValidationError("--time-limit must be between 0 and 86400 seconds") }
+    }
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            let library = try context.library()
+            let passIDs: [PassID]? = ids.isEmpty ? nil : try ids.map { try context.resolve($0, in: library) }
+            var settings = WebServiceClient.Settings()
+            settings.extraCAFiles = caFile
+            settings.maxBodyBytes = context.limits.pass.maxArchiveBytes
+            settings.proxy = ProxySettings(environment: context.environment)
+            let client: WebServiceClient
+            do {
+                client = try WebServiceClient(settings: settings)
+            } catch let failure as UpdateFailure {
+                throw CLIError("--ca-file: \(failure.detail)", status: .noInput)
+            } catch {
+                throw CLIError("--ca-file: \(error)", status: .noInput)
+            }
+            var request = UpdateRequest()
+            request.ids = passIDs
+            request.register = register
+            request.dueOnly = quiet
+            request.allowUntrusted = allowUntrusted
+            request.timeLimit = timeLimit
+            let run = UpdateRun(library: library, opener: try context.opener(), client: client)
+            let settled = request
+            let progress = UpdateProgress(enabled: !quiet && !global.json && Terminal.stderrIsTerminal
+                                            && context.environment["TERM"] != "dumb")
+            let outcomes: [UpdateOutcome]
+            do {
+                outcomes = try Self.blocking {
+                    do {
+                        let result = try await run.run(settled) { done, total in progress.update(done, total) }
+                        await client.shutdown()
+                        return result
+                    } catch {
+                        await client.shutdown()
+                        throw error
+                    }
+                }
+            } catch let error as LibraryError {
+                throw CLIError(error.description, status: .ioError)
+            }
+            progress.clear()
+            for outcome in outcomes {
+                if global.json {
+                    print(UpdateOutcomeText.json(outcome).line)
+                } else if !quiet || [.refused, .failed].contains(outcome.kind) {
+                    print(UpdateOutcomeText.line(outcome, terminal: context.terminal, verbose: global.verbose))
+                }
+            }
+            if outcomes.isEmpty && !quiet && !global.json {
+                print(ids.isEmpty ? "No pass in your library has a web service to check." : "Nothing to check.")
+            }
+            if outcomes.contains(where: { $0.kind == .refused }) { return .dataError }
+            if outcomes.contains(where: { $0.temporary }) { return .tempFailure }
+            return .success
+        }
+    }
+
+    /// Runs async work from this synchronous command and waits for it.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.set(.success(try await body())) } catch { box.set(.failure(error)) }
+            done.signal()
+        }
+        done.wait()
+        return try box.get()
+    }
+}
+
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    private var result: Result<T, any Error>?
+    private let lock = NSLock()
+    func set(_ r: Result<T, any Error>) { lock.lock(); result = r; lock.unlock() }
+    func get() throws -> T {
+        lock.lock(); defer { lock.unlock() }
+        guard let result else { throw CLIError("the update run ended without a result", status: .ioError) }
+        return try result.get()
+    }
+}
+
+/// "Checking passes: 120/1000" on stderr, only on a terminal.
+private final class UpdateProgress: @unchecked Sendable {
+    private let enabled: Bool
+    private let lock = NSLock()
+    private var shown = false
+    private var lastDraw = Date.distantPast
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ done: Int, _ total: Int) {
+        guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 || done == total else { return }
+        lastDraw = now
+        FileHandle.standardError.write(Data("\r\u{1B}[KChecking passes: \(done)/\(total)".utf8))
+        shown = true
+    }
+
+    func clear() {
+        lock.lock(); defer { lock.unlock() }
+        guard shown else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shown = false
+    }
+}
+
+/// The text line and the JSON object of one check.
+enum UpdateOutcomeText {
+    static func line(_ o: UpdateOutcome, terminal: Terminal, verbose: Bool) -> String {
+        var text = "\(o.id): "
+        switch o.kind {
+        case .updated:
+            let messages = o.changes.compactMap(\.message)
+            let fields = o.changes.map { $0.label ?? $0.key }
+            text += terminal.green("updated")
+            if !messages.isEmpty {
+                text += " — " + messages.joined(separator: " ")
+            } else if !fields.isEmpty {
+                text += " — changed: " + fields.joined(separator: ", ")
+            }
+        case .unchanged:
+            text += "no newer version"
+        case .refused:
+            text += terminal.red("refused") + " — " + (o.error?.message ?? "")
+        case .failed:
+            text += terminal.yellow("failed") + " — " + (o.error?.message ?? "")
+        case .skipped:
+            text += o.unregistered == true ? "unregistered from its issuer (you removed it)" : "skipped — " + (o.error?.message ?? "")
+        }
+        if let http = o.http, o.kind != .unchanged || verbose { text += terminal.dim(" (HTTP \(http))") }
+        if o.registered == true { text += terminal.dim(" [registered]") }
+        if o.registered == false { text += terminal.dim(" [registration failed]") }
+        if verbose, let detail = o.error?.detail, !detail.isEmpty { text += "\n    " + detail }
+        return sanitized(text)
+    }
+
+    /// Server-provided texts reach the terminal: control characters other than the colour
+    /// sequences this code adds become U+FFFD.
+    static func sanitized(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var scalars = Array(text.unicodeScalars)[...]
+        while let s = scalars.first {
+            scalars = scalars.dropFirst()
+            if s == "\u{1B}", scalars.first == "[" {
+                // Our own SGR sequences: ESC [ digits m
+                var seq: [UnicodeScalar] = [s]
+                var rest = scalars
+                while let c = rest.first, c == "[" || ("0"..."9").contains(c) || c == ";" { seq.append(c); rest = rest.dropFirst() }
+                if rest.first == "m" { seq.append("m"); out.append(contentsOf: seq); scalars = rest.dropFirst(); continue }
+            }
+            if s == "\n" || (s.value >= 0x20 && s.value != 0x7F && !(0x80...0x9F).contains(s.value)
+                             && !(0x202A...0x202E).contains(s.value) && !(0x2066...0x2069).contains(s.value)) {
+                out.append(s)
+            } else {
+                out.append("\u{FFFD}")
+            }
+        }
+        return String(out)
+    }
+
+    static func json(_ o: UpdateOutcome) -> JSONOutput {
+        var members: [(String, JSONOutput)] = [
+            ("schema", .int(1)),
+            ("id", .string(o.id.description)),
+            ("outcome", .string(o.kind.rawValue)),
+            ("http", o.http.map { .int(Int64($0)) } ?? .null),
+            ("error", o.error.map { .object([("code", .string($0.code)), ("message", .string($0.message)), ("detail", .string($0.detail))]) } ?? .null),
+            ("changes", .array(o.changes.map(change))),
+        ]
+        if let r = o.registered { members.append(("registered", .bool(r))) }
+        if let u = o.unregistered { members.append(("unregistered", .bool(u))) }
+        if let retry = o.retryAfter { members.append(("retryAfter", .date(retry))) }
+        return .object(members)
+    }
+
+    static func change(_ c: FieldChange) -> JSONOutput {
+        .object([("key", .string(c.key)), ("label", .string(c.label)), ("old", .string(c.oldValue)),
+                 ("new", .string(c.newValue)), ("message", .string(c.message))])
+    }
+}
+
+/// What `show` says about a pass's last update check.
+enum UpdateCheckText {
+    static func line(_ state: WebServiceState?, canUpdate: Bool) -> String? {
+        guard let state, let at = state.checkedAt, let outcome = state.outcome else {
+            return canUpdate ? "Updates: never checked (passconduit update)" : nil
+        }
+        var text = "Updates: last checked \(DateText.iso(at)): \(outcome)"
+        if let http = state.http { text += " (HTTP \(http))" }
+        if let message = state.message, !message.isEmpty, message != outcome { text += " — " + message }
+        if let retry = state.retryAfter { text += "; the issuer asked to wait until \(DateText.iso(retry))" }
+        return UpdateOutcomeText.sanitized(text)
+    }
+
+    static func json(_ state: WebServiceState?) -> JSONOutput {
+        guard let state, let at = state.checkedAt else { return .null }
+        return .object([
+            ("at", .date(at)),
+            ("outcome", .string(state.outcome)),
+            ("http", state.http.map { .int(Int64($0)) } ?? .null),
+            ("errorCode", .string(state.errorCode)),
+            ("message", .string(state.message)),
+            ("retryAfter", .date(state.retryAfter)),
+        ])
+    }
+}
