@@ -83,7 +83,8 @@ package final class WebServiceClient: Sendable {
                            deadline: Date) async throws(UpdateFailure) -> PassFetch {
         var headers = HTTPHeaders()
         headers.add(name: "Authorization", value: "ApplePass " + token)
-        headers.add(name: "Accept", value: "application/vnd.apple.pkpass")
+        // No Accept header: django-walletpass's DRF view answers 406 to
+        // "application/vnd.apple.pkpass"; Wallet sends none of its own either.
         if !unconditional {
             if let lastModified, !lastModified.isEmpty { headers.add(name: "If-Modified-Since", value: lastModified) }
             if let etag, !etag.isEmpty { headers.add(name: "If-None-Match", value: etag) }
@@ -143,7 +144,6 @@ package final class WebServiceClient: Sendable {
     package func updatedSerials(_ service: WebServiceURL, device: String, passTypeIdentifier: String, tag: String?,
                                 deadline: Date) async throws(UpdateFailure) -> SerialList {
         var headers = HTTPHeaders()
-        headers.add(name: "Accept", value: "application/json")
         // A 204 may carry a body (django-walletpass sends "{}"): a fresh connection, closed after.
         headers.add(name: "Connection", value: "close")
         let url = service.url(["devices", device, "registrations", passTypeIdentifier],

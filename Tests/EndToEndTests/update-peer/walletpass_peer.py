@@ -55,7 +55,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 requests_seen = []
 pushes = []
-lock = threading.Lock()
+lock = threading.RLock()
 
 
 class RecordRequests:
