@@ -34,7 +34,7 @@ let package = Package(
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit",
+            "Conduit", "MailMIME",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -26,7 +26,7 @@ enum StoredPassJSON {
             ("signer", .object([("subject", .string(pass.signerSubject)), ("signingTime", .date(pass.signingTime))])),
             ("source", pass.source.map {
                 .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)),
-                         ("file", .string($0.file)), ("receivedAt", .date($0.receivedAt))])
+                         ("file", .path($0.file)), ("receivedAt", .date($0.receivedAt))])
             } ?? .null),
             ("addedAt", .date(pass.addedAt)),
             ("updatedAt", .date(pass.updatedAt)),
