@@ -13,13 +13,13 @@ struct PassCard {
         let verdict = found.verdict
         var lines: [String] = []
         if let pass = verdict.pass {
-            lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
-            if let description = Self.visible(pass.description) { lines.append("  " + description) }
+            lines.append(terminal.bold(safe("\(pass.kindName) · \(pass.organizationName)")))
+            if let description = Self.visible(pass.description) { lines.append("  " + safe(description)) }
             if let date = pass.relevantDate { lines.append(row("When", DateText.human(date))) }
             if let expiry = pass.expirationDate { lines.append(row("Expires", expiryText(expiry, now: now))) }
             if pass.voided { lines.append(row("Voided", "yes, the issuer has voided this pass")) }
         } else {
-            lines.append(terminal.bold("Not a readable pass" + (found.source.filename.map { " · \($0)" } ?? "")))
+            lines.append(terminal.bold("Not a readable pass" + (found.source.filename.map { " · " + safe($0) } ?? "")))
         }
         lines.append(row("Status", status(verdict)))
         if let state = found.library { lines.append(row("Library", libraryText(state))) }
@@ -30,20 +30,20 @@ struct PassCard {
             let fields = fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
             if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields.map { "  " + $0 } }
             if let barcode = pass.barcodes.first {
-                lines.append(row("Barcode", barcode.altText ?? barcode.message))
+                lines.append(row("Barcode", safe(barcode.altText ?? barcode.message)))
             }
             if let signer = pass.signer {
                 var text = signer.commonName ?? signer.subject
                 if let time = signer.signingTime { text += ", signed \(DateText.human(time))" }
-                lines.append(row("Signed by", text))
+                lines.append(row("Signed by", safe(text)))
             }
         }
         if details || terminal.verbose {
-            for note in verdict.notes { lines.append(row("Note", note)) }
+            for note in verdict.notes { lines.append(row("Note", safe(note))) }
         }
         if terminal.verbose {
-            if let error = verdict.error { lines.append(row("Detail", "\(error.code.rawValue): \(error.detail)")) }
-            if let pass = verdict.pass { lines.append(row("ID", "\(pass.passTypeIdentifier)/\(pass.serialNumber)")) }
+            if let error = verdict.error { lines.append(row("Detail", safe("\(error.code.rawValue): \(error.detail)"))) }
+            if let pass = verdict.pass { lines.append(row("ID", safe("\(pass.passTypeIdentifier)/\(pass.serialNumber)"))) }
             lines.append(row("SHA-256", verdict.sha256))
         }
         return lines.joined(separator: "\n")
@@ -61,6 +61,9 @@ struct PassCard {
         DateText.human(expiry) + (expiry < now ? " (expired)" : "")
     }
 
+    /// Text from a message or a pass, cleaned for the terminal (one line).
+    func safe(_ text: String) -> String { TerminalText.line(text) }
+
     /// A text worth a line: nil when it is empty or only white space (some issuers put " ").
     static func visible(_ text: String) -> String? {
         text.allSatisfy(\.isWhitespace) ? nil : text
@@ -69,8 +72,8 @@ struct PassCard {
     func status(_ verdict: PassVerdict) -> String {
         switch verdict.status {
         case .valid: return terminal.green("valid")
-        case .untrusted: return terminal.yellow("untrusted") + (verdict.error.map { ": \($0.message)" } ?? "")
-        case .invalid: return terminal.red("invalid") + (verdict.error.map { ": \($0.message)" } ?? "")
+        case .untrusted: return terminal.yellow("untrusted") + (verdict.error.map { ": " + safe($0.message) } ?? "")
+        case .invalid: return terminal.red("invalid") + (verdict.error.map { ": " + safe($0.message) } ?? "")
         }
     }
 
@@ -92,13 +95,13 @@ struct PassCard {
         if let member = source.member { parts.append("member \"\(member)\"") }
         var text = parts.joined(separator: ", ")
         if let subject = source.subject, !subject.isEmpty { text += " (\(subject))" }
-        return text
+        return safe(text)
     }
 
     func fieldLines(_ fields: [PassField]) -> [String] {
         fields.compactMap { field in
             guard !field.value.isEmpty else { return nil }
-            return row(field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key, field.value)
+            return row(safe(field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key), safe(field.value))
         }
     }
 
@@ -110,7 +113,7 @@ struct PassCard {
         if pass.status == "untrusted" { marks.append("untrusted") }
         let date = pass.relevantDate.map { DateText.human($0) } ?? "-"
         var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(date.padding(toLength: 22, withPad: " ", startingAt: 0))  "
-        line += terminal.bold(pass.organizationName) + (Self.visible(pass.description).map { " · " + $0 } ?? "")
+        line += terminal.bold(safe(pass.organizationName)) + (Self.visible(pass.description).map { " · " + safe($0) } ?? "")
         if !marks.isEmpty { line += "  " + terminal.yellow("[" + marks.joined(separator: ", ") + "]") }
         return line
     }
