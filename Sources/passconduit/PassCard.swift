@@ -28,7 +28,7 @@ struct PassCard {
             // The pass's own fields sit under a heading, indented: a field labelled "Status"
             // (Eurowings has one, valued "-") must not read as passconduit's verdict.
             let fields = fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
-            if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields.map { "  " + $0 } }
+            if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields }
             if let barcode = pass.barcodes.first {
                 lines.append(row("Barcode", safe(barcode.altText ?? barcode.message)))
             }
@@ -49,11 +49,16 @@ struct PassCard {
         return lines.joined(separator: "\n")
     }
 
+    static let labelColumn = 11
+
     /// Labels are padded to one column; a longer label (a pass's own field label, such as
-    /// "NAME OF PASSENGER") is printed whole rather than cut.
-    func row(_ label: String, _ value: String) -> String {
-        let padded = label.count >= 11 ? label : label.padding(toLength: 11, withPad: " ", startingAt: 0)
-        return "  " + terminal.dim(padded) + " " + value
+    /// "NAME OF PASSENGER") is printed whole rather than cut, on a line of its own with the value
+    /// below it in the value column, so the two never read as one ("PONTA DELGADA JOAO PAULO II PDL").
+    func row(_ label: String, _ value: String, indent: String = "  ") -> String {
+        if label.count > Self.labelColumn {
+            return indent + terminal.dim(label) + "\n" + indent + String(repeating: " ", count: Self.labelColumn + 1) + value
+        }
+        return indent + terminal.dim(label.padding(toLength: Self.labelColumn, withPad: " ", startingAt: 0)) + " " + value
     }
 
     /// The expiry date, saying so when it has passed: Wallet greys out an expired pass.
@@ -101,20 +106,28 @@ struct PassCard {
     func fieldLines(_ fields: [PassField]) -> [String] {
         fields.compactMap { field in
             guard !field.value.isEmpty else { return nil }
-            return row(safe(field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key), safe(field.value))
+            return row(safe(field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key), safe(field.value), indent: "    ")
         }
     }
 
     /// One line for a stored pass in `list`.
-    func listLine(_ pass: StoredPass, now: Date = Date()) -> String {
+    /// `dateWidth`: the longest date text in the list, so the dates line up and none is cut
+    /// (the zone is part of the time: "Fri 12 Jun 2026, 19:00 CEST").
+    func listLine(_ pass: StoredPass, dateWidth: Int = 0, now: Date = Date()) -> String {
         var marks: [String] = []
         if pass.voided { marks.append("voided") }
         if let expiry = pass.expirationDate, expiry < now { marks.append("expired") }
-        if pass.status == "untrusted" { marks.append("untrusted") }
-        let date = pass.relevantDate.map { DateText.human($0) } ?? "-"
-        var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(date.padding(toLength: 22, withPad: " ", startingAt: 0))  "
+        // The stored verdict, as `show` gives it.
+        if pass.status != "valid" { marks.append(safe(pass.status)) }
+        let date = Self.listDate(pass)
+        let padded = date.count >= dateWidth ? date : date.padding(toLength: dateWidth, withPad: " ", startingAt: 0)
+        var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(padded)  "
         line += terminal.bold(safe(pass.organizationName)) + (Self.visible(pass.description).map { " · " + safe($0) } ?? "")
         if !marks.isEmpty { line += "  " + terminal.yellow("[" + marks.joined(separator: ", ") + "]") }
         return line
+    }
+
+    static func listDate(_ pass: StoredPass) -> String {
+        pass.relevantDate.map { DateText.human($0) } ?? "-"
     }
 }

@@ -22,7 +22,7 @@ struct PassDetails {
         }
         if pass.voided { lines.append(card.row("Voided", "yes")) }
         if let transit = pass.transitType { lines.append(card.row("Transit", card.safe(Self.transitName(transit)))) }
-        lines.append(card.row("Status", card.status(verdict)))
+        lines.append(card.row("Status", Recheck(stored: stored.status, verdict: verdict).text(card)))
         let sections: [(String, [PassField])] = [
             ("Header", pass.headerFields), ("Primary", pass.primaryFields), ("Secondary", pass.secondaryFields),
             ("Auxiliary", pass.auxiliaryFields), ("Back", pass.backFields),
