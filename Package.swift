@@ -29,12 +29,12 @@ let package = Package(
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "CMagic", "CZip",
+            "MailMIME", "WalletPass", "PassStore", "CMagic",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit",
+            "Conduit", "PassStore", "WalletPass",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -51,8 +51,8 @@ let package = Package(
 
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassStoreTests", dependencies: ["PassStore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ConduitTests", dependencies: ["Conduit"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         .testTarget(name: "EndToEndTests", dependencies: []),
     ]
