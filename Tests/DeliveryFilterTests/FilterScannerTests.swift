@@ -1,8 +1,9 @@
+import Conduit
 import Foundation
 import PassStore
 import WalletPass
 import XCTest
-@testable import Conduit
+@testable import DeliveryFilter
 
 /// The real scanner behind `passconduit filter` (PassScanner + PassLibrary + the filter policy)
 /// on the sample messages, in-process through DeliveryFilter.

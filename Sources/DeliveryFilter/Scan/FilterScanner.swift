@@ -1,3 +1,4 @@
+import Conduit
 import Foundation
 import MailMIME
 import PassStore
@@ -54,14 +55,19 @@ package struct FilterScanner: FilterPassScanning {
     static func mayCarryPass(_ message: MIMEMessage) -> Bool {
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
             if !Detection.labels(mimeType: part.contentType.mimeType, names: PassScanner.names(of: part)).reasons.isEmpty { return true }
-            let raw = message.rawBody(of: part)
-            switch part.transferEncoding {
-            case .base64: if ZipSignature.startsBase64(raw) { return true }
-            case .quotedPrintable: if ZipSignature.startsQuotedPrintable(raw) { return true }
-            case .sevenBit, .eightBit, .binary: if ZipSignature.starts(raw) { return true }
-            default: if ZipSignature.starts(message.decodedPrefix(of: part, maxBytes: 4)[...]) { return true }
-            }
+            if PassScanner.startsLikeZip(part, in: message) { return true }
         }
         return false
     }
 }
+
+/// "Scan these message bytes, do the library work, say what was found": the one thing the
+/// delivery filter needs from the rest of Conduit. `FilterScanner` is the real one (PassScanner +
+/// PassLibrary); tests may bring their own to exercise spooling, headers and deadlines.
+package protocol FilterPassScanning {
+    func scan(message: [UInt8]) throws -> [FilterPassReport]
+}
+
+/// Builds the scanner where the scan runs (in a child process the library is opened there, so a
+/// lock or a slow disk counts against the deadline and dies with the child).
+package typealias FilterScannerFactory = @Sendable () throws -> any FilterPassScanning

@@ -1,5 +1,5 @@
 import XCTest
-@testable import Conduit
+@testable import DeliveryFilter
 
 /// Nothing lost: every corpus message and >= 10 000 mutations go through the same DeliveryFilter
 /// code path as `passconduit filter`; the output is the input plus/minus only our header lines.

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import Conduit
+@testable import DeliveryFilter
 
 /// A scanner that reports what it is told: exercises spooling, headers and deadlines apart from
 /// pass verification.
@@ -31,7 +31,7 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 enum FilterCorpus {
-    /// The repository root (…/Tests/ConduitTests/<this file> -> …).
+    /// The repository root (…/Tests/DeliveryFilterTests/<this file> -> …).
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
