@@ -57,7 +57,9 @@ let package = Package(
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConduitTests", dependencies: ["Conduit", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "DeliveryFilterTests", dependencies: ["DeliveryFilter", "Conduit", "PassStore", "WalletPass"]),
+        .testTarget(name: "DeliveryFilterTests", dependencies: [
+            "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.

@@ -148,9 +148,22 @@ package struct PassScanner: Sendable {
     func finish(_ verdict: PassVerdict, bytes: [UInt8], source: PassSourceInfo, storable: Bool = true) -> FoundPass {
         let record = storable ? PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: now()) : nil
         var state: LibraryState?
+        var problem: LibraryError?
         if verdict.status != .invalid, let record, let library {
-            state = try? library.contains(record)
+            (state, problem) = Self.state(of: record, in: library)
         }
-        return FoundPass(source: source, verdict: verdict, library: state, record: record)
+        return FoundPass(source: source, verdict: verdict, library: state, record: record, libraryProblem: problem)
+    }
+
+    /// What `library` knows about `record`, or why it could not say (never swallowed: a busy
+    /// library must not make a pass look new).
+    package static func state(of record: PassRecord, in library: PassLibrary) -> (LibraryState?, LibraryError?) {
+        do {
+            return (try library.contains(record), nil)
+        } catch let error as LibraryError {
+            return (nil, error)
+        } catch {
+            return (nil, LibraryError(.io, "contains: \(error)", path: library.path))
+        }
     }
 }

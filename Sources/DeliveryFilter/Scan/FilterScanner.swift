@@ -38,7 +38,15 @@ package struct FilterScanner: FilterPassScanning {
                                       options: FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
-        return scanner.scanMessage(bytes, source: PassSourceInfo(input: "-", message: 1)).map { f in
+        let found = scanner.scanMessage(bytes, source: PassSourceInfo(input: "-", message: 1))
+        // A library that cannot say what it holds (busy past every retry, damaged) is the same
+        // failure as one that cannot be opened: the scan fails, so the message passes unchanged
+        // and the log says why (or 75 with --fail-closed, and the host retries) — never an offer
+        // silently lost because the pass looked like nothing.
+        if let problem = found.lazy.compactMap(\.libraryProblem).first {
+            throw FilterError(.scanFailed, detail: "the library could not say whether it holds a pass: \(problem)")
+        }
+        return found.map { f in
             let status = f.verdict.status.rawValue
             return FilterPassReport(status: status, library: f.library?.rawValue,
                                     action: effects.apply(status: status, state: f.library, record: f.record, library: library),
