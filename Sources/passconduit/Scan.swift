@@ -59,6 +59,7 @@ struct Scan: ParsableCommand {
                         progress.clear()
                         if noLibraryYet, pass.verdict.status != .invalid, pass.record != nil { pass.library = .new }
                         found += 1
+                        if let problem = pass.libraryProblem { Terminal.warn("\(problem) (library state not shown)") }
                         if global.json {
                             print(FoundPassJSON.object(pass).line)
                         } else {
