@@ -160,7 +160,7 @@ struct AddSession {
     func current(_ found: FoundPass) -> FoundPass {
         guard found.verdict.status != .invalid, let record = found.record else { return found }
         var found = found
-        found.library = (try? library.contains(record)) ?? found.library
+        (found.library, found.libraryProblem) = PassScanner.state(of: record, in: library)
         return found
     }
 

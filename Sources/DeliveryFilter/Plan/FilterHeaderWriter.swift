@@ -1,3 +1,5 @@
+import Conduit
+
 /// Writes the filter's header lines: one summary and one line per pass, e.g.
 ///
 ///     X-Passconduit: 2 passes (1 new, 1 update)
