@@ -105,9 +105,9 @@ package struct CardModel: Sendable {
 
     /// Wallet's own maxima per row ([WDG]); more fields are not displayed.
     static let maxHeader = 3
-    static let maxBackFields = 200
+    static let maxBackFields = 100
     /// Characters of back text drawn in all; a pass with megabytes of back text is cut, with a note.
-    static let maxBackCharacters = 60_000
+    static let maxBackCharacters = 20_000
 
     /// - Parameters:
     ///   - status/error: the verdict; anything but `valid` puts a "not verified" band on the card.
@@ -194,10 +194,10 @@ package struct CardModel: Sendable {
         var omitted = 0
         for f in info.backFields {
             guard back.count < Self.maxBackFields, budget > 0 else { omitted += 1; continue }
-            let value = FieldCell.cut(f.value, to: min(budget, 20_000))
+            let value = FieldCell.cut(f.value, to: min(budget, 5_000))
             budget -= value.count
             back.append(BackField(label: FieldCell.cut(f.label ?? "", to: 200), value: value,
-                                  attributed: f.attributedValue.map { FieldCell.cut($0, to: 20_000) }))
+                                  attributed: f.attributedValue.map { FieldCell.cut($0, to: 5_000) }))
         }
         backFields = back
         omittedBackFields = omitted
