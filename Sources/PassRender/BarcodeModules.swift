@@ -10,7 +10,11 @@ package struct BarcodeModules: Sendable, Equatable {
     /// Row-major, `width × height`.
     package var dark: [Bool]
 
-    package init(width: Int, height: Int, quietX: Int, quietY: Int, dark: [Bool]) {
+    /// A 1-D symbol (Code 128): its rows are drawn stretched to a bar height.
+    package var isLinear: Bool
+
+    package init(width: Int, height: Int, quietX: Int, quietY: Int, dark: [Bool], isLinear: Bool) {
+        self.isLinear = isLinear
         self.width = width
         self.height = height
         self.quietX = quietX
@@ -19,9 +23,6 @@ package struct BarcodeModules: Sendable, Equatable {
     }
 
     package func isDark(_ x: Int, _ y: Int) -> Bool { dark[y * width + x] }
-
-    /// A 1-D symbol (Code 128): one row of bars, drawn tall.
-    package var isLinear: Bool { height <= 2 || height * 4 < width && quietY == 0 }
 
     /// Width and height in modules with the quiet zone.
     package var outerWidth: Int { width + 2 * quietX }

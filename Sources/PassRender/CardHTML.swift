@@ -57,8 +57,8 @@ enum CardHTML {
     .f { display: flex; flex-direction: column; min-width: 0; }
     .l { color: var(--label); font-size: 9px; font-weight: bold; letter-spacing: .02em; overflow-wrap: anywhere; }
     .v { font-size: 14px; overflow-wrap: anywhere; }
-    header .f { text-align: right; max-width: 120px; }
-    header .v { font-size: 15px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    header .f { text-align: right; max-width: 150px; }
+    header .v { font-size: 14px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .mark { margin: 0 -12px 6px; padding: 4px 12px; font-size: 10px; font-weight: bold; text-align: center;
       color: #fff; }
     .mark.notVerified { background: #c72929; } .mark.voided { background: #424242; } .mark.expired { background: #d95900; }

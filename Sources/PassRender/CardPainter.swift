@@ -264,17 +264,17 @@ final class CardPainter {
         var headerRight = x + W - P
         var headerCells: [(FieldCell, Double)] = []
         for cell in m.headerFields.reversed() {
-            let w = min(120, max(measure(cell.label, size: 9, bold: true), measure(cell.value, size: 15)) + 2)
+            let w = min(150, max(measure(cell.label, size: 9, bold: true), measure(cell.value, size: 14)) + 2)
             guard headerRight - w > x + P + 60 else { break }
             headerRight -= w
             headerCells.append((cell, headerRight))
             headerRight -= 8
         }
         for (cell, cx) in headerCells {
-            let w = min(120, max(measure(cell.label, size: 9, bold: true), measure(cell.value, size: 15)) + 2)
+            let w = min(150, max(measure(cell.label, size: 9, bold: true), measure(cell.value, size: 14)) + 2)
             let align: CellAlignment = cell.alignment == .natural ? .right : cell.alignment
             text(cell.label, x: cx, y: y + 4, width: w, size: 9, bold: true, color: m.colors.label, align: align)
-            text(cell.value, x: cx, y: y + 16, width: w, size: 15, color: m.colors.foreground, align: align)
+            text(cell.value, x: cx, y: y + 16, width: w, size: 14, color: m.colors.foreground, align: align)
         }
         var lx = x + P
         let logoBox = min(120, headerRight - lx)
@@ -311,10 +311,11 @@ final class CardPainter {
             let stripHeight = m.kind == .eventTicket ? 98.0 : (m.kind == .coupon || m.kind == .storeCard) ? 144.0 : 123.0
             cover(strip, x: x, y: y, width: W, height: stripHeight)
             if let p = m.primaryFields.first {
-                let vh = layoutHeight(p.value, size: 36, width: W - 2 * P, lines: 1)
+                let size = fittingSize([p.value], width: W - 2 * P, from: 36, to: 20)
+                let vh = layoutHeight(p.value, size: size, width: W - 2 * P, lines: 1)
                 let lh = layoutHeight(p.label, size: 11, bold: true, width: W - 2 * P)
                 let ty = y + stripHeight - P - vh - lh
-                text(p.value, x: x + P, y: ty, width: W - 2 * P, size: 36, color: m.colors.stripText, lines: 1)
+                text(p.value, x: x + P, y: ty, width: W - 2 * P, size: size, color: m.colors.stripText, lines: 1)
                 text(p.label, x: x + P, y: ty + vh, width: W - 2 * P, size: 11, bold: true, color: m.colors.stripText)
             }
             y += stripHeight + 8
