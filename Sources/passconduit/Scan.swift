@@ -58,11 +58,8 @@ struct Scan: ParsableCommand {
                     case .found(let pass):
                         progress.clear()
                         found += 1
-<<<<<<< HEAD
-                        let picture = render.flatMap { ScanRender.draw(pass, into: $0, context: context) }
-=======
                         if let problem = pass.libraryProblem { Terminal.warn("\(problem) (library state not shown)") }
->>>>>>> main
+                        let picture = render.flatMap { ScanRender.draw(pass, into: $0, context: context) }
                         if global.json {
                             let object = FoundPassJSON.object(pass)
                             print((render == nil ? object : ScanRender.adding(picture, to: object)).line)
