@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
+        // cairo (PNG/PDF/SVG surfaces) and pango for the card (libcairo2-dev, libpango1.0-dev).
+        .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
 
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
@@ -39,14 +41,21 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
-        // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
+        // Detection, scanning pipeline, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CZip",
+            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
+        // Knows nothing of mail or the library.
+        .target(name: "PassRender", dependencies: ["WalletPass", "CCairo"]),
+        // The delivery filter as a process around a plan: scan (worker, report codec), library
+        // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
+        // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
+        .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit",
+            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -63,9 +72,14 @@ let package = Package(
 
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassStoreTests", dependencies: ["PassStore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
-        .testTarget(name: "ConduitTests", dependencies: ["Conduit"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "DeliveryFilterTests", dependencies: [
+            "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // The pipe process's own code (arguments, environ), compiled from the executable target.
+        .testTarget(name: "PassconduitTests", dependencies: ["passconduit"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
         .testTarget(name: "EndToEndTests", dependencies: ["PassStore"], exclude: ["update-peer"]),

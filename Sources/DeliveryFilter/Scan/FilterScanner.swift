@@ -1,0 +1,81 @@
+import Conduit
+import Foundation
+import MailMIME
+import PassStore
+import WalletPass
+
+/// The real scanner of `passconduit filter`: the conduit's PassScanner finds and verifies the
+/// passes in the message (and asks the library about each), then `FilterLibraryEffects` stages
+/// offers and applies updates. It runs inside the scanning child, so loading the trust anchors,
+/// libmagic and the library counts against the deadline and dies with the child.
+///
+/// A message without any part that could be a pass (no pass label, no part whose encoded body
+/// starts like a zip — the two ways PassScanner picks candidates) is answered before any of that
+/// is loaded: most mail has no pass, and the filter runs for every message.
+package struct FilterScanner: FilterPassScanning {
+    let options: FilterOptions
+    let environment: [String: String]
+
+    package init(options: FilterOptions, environment: [String: String]) {
+        self.options = options
+        self.environment = environment
+    }
+
+    /// The same settings every command uses (ConduitSetup): shipped anchors + config + `--trust`,
+    /// config library unless `--library`, languages from config or locale.
+    var setup: ConduitSetup {
+        ConduitSetup(config: options.config, environment: environment,
+                     libraryOverride: options.libraryPath, extraTrust: options.trustDirectories)
+    }
+
+    package func scan(message bytes: [UInt8]) throws -> [FilterPassReport] {
+        let limits = options.config.limits
+        guard Self.mayCarryPass(MIMEParser.parse(bytes, limits: limits.mime)) else { return [] }
+        let setup = self.setup
+        // A library that cannot be opened is an error: the message then passes unscanned (or 75
+        // with --fail-closed, and the host retries) instead of silently losing its offer.
+        let library = try PassLibrary(path: setup.libraryPath,
+                                      options: FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
+        let scanner = try setup.scanner(library: library)
+        let effects = FilterLibraryEffects(options: options)
+        let found = scanner.scanMessage(bytes, source: PassSourceInfo(input: "-", message: 1))
+        // A library that cannot say what it holds (busy past every retry, damaged) is the same
+        // failure as one that cannot be opened: the scan fails, so the message passes unchanged
+        // and the log says why (or 75 with --fail-closed, and the host retries) — never an offer
+        // silently lost because the pass looked like nothing.
+        if let problem = found.lazy.compactMap(\.libraryProblem).first {
+            throw FilterError(.scanFailed, detail: "the library could not say whether it holds a pass: \(problem)")
+        }
+        return found.map { f in
+            let status = f.verdict.status.rawValue
+            return FilterPassReport(status: status, library: f.library?.rawValue,
+                                    action: effects.apply(status: status, state: f.library, record: f.record, library: library),
+                                    passTypeIdentifier: f.verdict.pass?.passTypeIdentifier,
+                                    serialNumber: f.verdict.pass?.serialNumber,
+                                    organizationName: f.verdict.pass?.organizationName,
+                                    errorCode: f.verdict.error?.code.rawValue,
+                                    sha256: f.verdict.sha256)
+        }
+    }
+
+    /// A superset of PassScanner's candidate test: a leaf part with a pass label (type or name)
+    /// or an encoded body that starts like a zip. Anything PassScanner can find passes this.
+    static func mayCarryPass(_ message: MIMEMessage) -> Bool {
+        for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
+            if !Detection.labels(mimeType: part.contentType.mimeType, names: PassScanner.names(of: part)).reasons.isEmpty { return true }
+            if PassScanner.startsLikeZip(part, in: message) { return true }
+        }
+        return false
+    }
+}
+
+/// "Scan these message bytes, do the library work, say what was found": the one thing the
+/// delivery filter needs from the rest of Conduit. `FilterScanner` is the real one (PassScanner +
+/// PassLibrary); tests may bring their own to exercise spooling, headers and deadlines.
+package protocol FilterPassScanning {
+    func scan(message: [UInt8]) throws -> [FilterPassReport]
+}
+
+/// Builds the scanner where the scan runs (in a child process the library is opened there, so a
+/// lock or a slow disk counts against the deadline and dies with the child).
+package typealias FilterScannerFactory = @Sendable () throws -> any FilterPassScanning

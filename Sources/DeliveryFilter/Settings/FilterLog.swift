@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// One line per message: to `$XDG_STATE_HOME/passconduit/filter.log` (created 0700/0600, appended
+/// with one write(2) so parallel filters do not interleave), or to syslog facility `mail`. Never
+/// to stdout or stderr, and a failure to log never affects the message. Lines carry no addresses
+/// or subjects (STYLE.md: logs omit them), only counts, pass types, serials' digests and outcomes.
+package struct FilterLog: Sendable {
+    package var destination: FilterLogDestination
+    package var path: String?
+    /// The log is rotated (to filter.log.1) past this size, so a busy mailbox cannot fill the disk.
+    package static let rotateBytes = 4 << 20
+
+    package init(destination: FilterLogDestination, environment: [String: String]) {
+        self.destination = destination
+        self.path = FilterEnvironment.stateDirectory(environment).map { $0 + "/filter.log" }
+    }
+
+    package func record(_ plan: FilterPlan, elapsed: Double, wroteOutput: Bool) {
+        guard destination != .none else { return }
+        record(Self.line(for: plan, elapsed: elapsed, wroteOutput: wroteOutput))
+    }
+
+    package func record(_ line: String) {
+        switch destination {
+        case .none: return
+        case .syslog:
+            "passconduit".withCString { ident in
+                openlog(ident, LOG_PID, LOG_MAIL)
+                // A C string pointer is a CVarArg everywhere; a Swift String is not one on Linux.
+                line.withCString { text in withVaList([text]) { vsyslog(LOG_INFO, "%s", $0) } }
+                closelog()
+            }
+        case .file:
+            guard let path else { return }
+            let dir = (path as NSString).deletingLastPathComponent
+            makeDirectories(dir)
+            let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+            var fd = open(path, flags, 0o600)
+            guard fd >= 0 else { return }
+            var st = stat()
+            if fstat(fd, &st) == 0, Int(st.st_size) >= Self.rotateBytes {
+                // One old generation is kept: filter.log.1. A concurrent filter may still append
+                // to the renamed file; no line is lost either way.
+                _ = rename(path, path + ".1")
+                close(fd)
+                fd = open(path, flags, 0o600)
+                guard fd >= 0 else { return }
+            }
+            let bytes = Array((line + "\n").utf8)
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+    }
+
+    /// `2026-11-21T12:00:00Z pid=1 result=headers bytes=1234 passes="2 passes (1 new, 1 update)" …`
+    package static func line(for plan: FilterPlan, elapsed: Double, wroteOutput: Bool) -> String {
+        var parts = [timestamp(), "pid=\(getpid())"]
+        let result: String
+        switch plan.output {
+        case .nothing: result = "tempfail"
+        case .unchanged: result = "unchanged"
+        case .rewritten: result = "headers"
+        }
+        parts.append("result=\(wroteOutput || plan.output == .nothing ? result : "output-failed")")
+        parts.append("bytes=\(plan.byteCount)")
+        if plan.oversize { parts.append("scan=skipped-oversize") }
+        if !plan.reports.isEmpty {
+            parts.append("passes=\"\(FilterHeaderWriter().summary(plan.reports))\"")
+            for r in plan.reports.prefix(32) {
+                let id = [r.passTypeIdentifier ?? "-", r.sha256.map { String($0.prefix(12)) } ?? "-"].joined(separator: ",")
+                parts.append("pass=\(r.category)/\(r.action.rawValue)/\(printable(id))")
+            }
+        }
+        if let e = plan.error { parts.append("error=\(e.code.rawValue) detail=\"\(printable(e.detail))\"") }
+        let tenths = Int((elapsed * 10_000).rounded())   // milliseconds with one decimal, without Foundation's formatter
+        parts.append("ms=\(tenths / 10).\(tenths % 10)")
+        return parts.joined(separator: " ")
+    }
+
+    private static func printable(_ s: String) -> String {
+        String(String.UnicodeScalarView(s.unicodeScalars.prefix(300).map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" ? $0 : "?" }))
+    }
+
+    private static func timestamp() -> String {
+        var t = time(nil)
+        var tmv = tm()
+        gmtime_r(&t, &tmv)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(tmv.tm_year + 1900)-\(two(tmv.tm_mon + 1))-\(two(tmv.tm_mday))T\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))Z"
+    }
+
+    private func makeDirectories(_ dir: String) {
+        var path = ""
+        for component in dir.split(separator: "/") {
+            path += "/" + component
+            _ = mkdir(path, 0o700)
+        }
+    }
+}
+
+/// Where `passconduit filter` writes its one line per message.
+package enum FilterLogDestination: String, Sendable, Equatable {
+    case file, syslog, none
+}

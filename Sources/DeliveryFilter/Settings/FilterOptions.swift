@@ -1,0 +1,59 @@
+import Conduit
+
+/// How `passconduit filter` behaves. Defaults are the delivery-filter contract (DESIGN.md); the
+/// command line and the config file may change them.
+package struct FilterOptions: Sendable, Equatable {
+    /// Add `X-Passconduit` headers (and remove forged ones). Off: the output is always the input.
+    package var headers = true
+    /// spamc's `-x`: on an internal error or at the deadline write nothing and exit 75 (the host
+    /// retries later) instead of passing the message through unscanned.
+    package var failClosed = false
+    /// Apply a valid newer version of a pass already in the library (same id and team).
+    package var applyUpdates = true
+    /// Stage new valid passes as offers for the user's consent.
+    package var stageOffers = true
+    /// Messages larger than this pass through unscanned (still read to EOF). Stops a 1 GB message
+    /// from being parsed in memory; spamc's `-s` is the precedent. Default `Limits`' 25 MiB.
+    package var maxScanBytes = Limits.default.filterMaxMessageBytes
+    /// Wall-clock budget for the scan and its library work, after which the message passes
+    /// through. Dovecot kills a Sieve filter at 10 s; Postfix bounces at its time limit.
+    package var deadlineSeconds = Limits.default.filterDeadlineSeconds
+    /// The configuration file's settings (limits, library, trust folders, language), handed to
+    /// ConduitSetup so the filter agrees with every other command.
+    package var config = Config()
+    /// `file` (`$XDG_STATE_HOME/passconduit/filter.log`), `syslog` (facility mail) or `none`.
+    package var log: FilterLogDestination = .file
+    /// `--library` (wins over the config file).
+    package var libraryPath: String? = nil
+    /// `--config`.
+    package var configPath: String? = nil
+    /// `--trust` folders (added after the shipped anchors and the config's folders).
+    package var trustDirectories: [String] = []
+
+    package init() {}
+}
+
+/// Filter settings from the configuration file (`Config`, `[filter]`, `[limits]`, `[library]`,
+/// `[trust]`, `language`). Command-line flags win. A broken config must not bounce mail: the
+/// problem is returned and the caller passes the message through (or fails closed, 75) — never
+/// EX_CONFIG (78), which Postfix bounces.
+package enum FilterConfiguration {
+    package static func apply(to options: inout FilterOptions, explicit: Set<String>, environment: [String: String]) -> FilterError? {
+        let config: Config
+        do {
+            config = try Config.load(explicitPath: options.configPath, environment: environment)
+        } catch {
+            return FilterError(.badConfig, detail: error.description)
+        }
+        apply(config, to: &options, explicit: explicit, environment: environment)
+        return nil
+    }
+
+    package static func apply(_ config: Config, to options: inout FilterOptions, explicit: Set<String>, environment: [String: String]) {
+        options.config = config
+        if !explicit.contains("maxScanBytes") { options.maxScanBytes = config.limits.filterMaxMessageBytes }
+        if !explicit.contains("deadlineSeconds") { options.deadlineSeconds = config.limits.filterDeadlineSeconds }
+        if !explicit.contains("applyUpdates") { options.applyUpdates = config.filter.applyUpdates }
+        if !explicit.contains("headers") { options.headers = config.filter.addHeaders }
+    }
+}

@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Conduit
+import DeliveryFilter
+import Foundation
+
+/// `passconduit filter` as a process: stdin -> stdout, exit 0 with the complete message or exit 75
+/// with nothing — for every argument, configuration, input, scanner failure or signal.
+enum FilterCommand {
+    /// `passconduit filter` bypasses ArgumentParser's own exit codes: a delivery filter may only
+    /// ever exit 0 (complete message written) or 75 (nothing written, the MTA retries). See
+    /// DESIGN.md, "The delivery-filter contract".
+    static func run(arguments: [String]) -> Never {
+        run(arguments: arguments, environment: currentEnvironment()) { options, environment in
+            FilterScanner(options: options, environment: environment)
+        }
+    }
+
+    /// Runs the filter on fds 0 and 1 and exits. `makeScanner` receives the resolved options and
+    /// environment and builds the scanner inside the scanning child.
+    static func run(arguments: [String],
+                            environment rawEnvironment: [String: String],
+                            makeScanner: @escaping @Sendable (FilterOptions, [String: String]) throws -> any FilterPassScanning) -> Never {
+        FilterSignals.install()
+        let started = Date()
+        let missing = occupyClosedStandardDescriptors()
+        let parsed = FilterArguments(arguments)
+        if isatty(0) == 1 {
+            // A person at a terminal, not a mail host: never wait for a message that is not coming.
+            if parsed.wantsHelp { writeAll(1, Array((FilterArguments.usage + "\n").utf8)); _exit(0) }
+            writeAll(2, Array((FilterArguments.usage + "\n").utf8))
+            _exit(ExitStatus.tempFailure.rawValue)
+        }
+        let environment = FilterEnvironment.resolve(rawEnvironment)
+        var options = parsed.options
+        let configProblem = FilterConfiguration.apply(to: &options, explicit: parsed.explicit, environment: environment)
+        let log = FilterLog(destination: options.log, environment: environment)
+
+        let spool = FilterSpool()
+        do {
+            try spool.readToEnd(from: 0, temporaryDirectory: environment["TMPDIR"])
+        } catch {
+            var plan = FilterPlan(byteCount: spool.byteCount)
+            plan.output = .nothing
+            plan.error = .from(error, .spoolFailed)
+            finish(plan, log: log, started: started, wrote: false)
+        }
+
+        let filter = DeliveryFilter(options: options)
+        var plan: FilterPlan
+        if missing.contains(0) || missing.contains(1) {
+            // No stdin means no message; no stdout means nowhere to put it: either way the host must retry.
+            plan = FilterPlan(byteCount: spool.byteCount)
+            plan.error = FilterError(missing.contains(0) ? .inputFailed : .outputFailed, detail: "file descriptor \(missing.contains(0) ? 0 : 1) is not open")
+            plan.output = .nothing
+            finish(plan, log: log, started: started, wrote: false)
+        }
+        if let problem = parsed.problems.first.map({ FilterError(.badArgument, detail: $0) }) ?? configProblem {
+            plan = FilterPlan(byteCount: spool.byteCount)
+            plan.error = problem
+            plan.output = options.failClosed ? .nothing : .unchanged
+        } else {
+            let runner = FilterScanRunner(isolation: .childProcess, deadlineSeconds: options.deadlineSeconds,
+                                          childChanged: { FilterSignals.scanChild = $0 })
+            let opts = options
+            plan = filter.plan(spool) { message in
+                runner.run(message) { try FilterFault.wrap(makeScanner(opts, environment), environment: environment) }
+            }
+        }
+        if plan.output == .nothing { finish(plan, log: log, started: started, wrote: false) }
+
+        FilterSignals.beginOutput()
+        var wrote = true
+        do {
+            try filter.write(plan, spool) { try writeOutput($0) }
+        } catch {
+            wrote = false
+            plan.error = .from(error, .outputFailed)
+        }
+        finish(plan, log: log, started: started, wrote: wrote)
+    }
+
+    /// A host may start the filter with fd 0, 1 or 2 closed. Each closed one gets /dev/null, so no
+    /// file the filter opens (the spool!) can become "stdout"; the caller treats a closed 0 or 1 as
+    /// a temporary failure.
+    private static func occupyClosedStandardDescriptors() -> Set<Int32> {
+        var missing: Set<Int32> = []
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) < 0 && errno == EBADF {
+            missing.insert(fd)
+            let null = open("/dev/null", O_RDWR)
+            if null >= 0 && null != fd { dup2(null, fd); close(null) }
+        }
+        return missing
+    }
+
+    /// Logs and exits: 0 when the message was written, 75 otherwise (with one `4.3.0` line on
+    /// stderr, the only stderr output a filter may make, and only when it fails).
+    private static func finish(_ plan: FilterPlan, log: FilterLog, started: Date, wrote: Bool) -> Never {
+        log.record(plan, elapsed: Date().timeIntervalSince(started), wroteOutput: wrote)
+        if wrote && plan.output != .nothing { _exit(ExitStatus.success.rawValue) }
+        let reason = plan.error.map { "\($0.code.rawValue): \($0.detail)" } ?? "temporary failure"
+        let line = "4.3.0 passconduit filter: " + String(reason.unicodeScalars.prefix(200).map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }) + "\n"
+        writeAll(2, Array(line.utf8))
+        _exit(ExitStatus.tempFailure.rawValue)
+    }
+
+    /// write(2) all of `bytes` to stdout, waiting if stdout is non-blocking and full.
+    private static func writeOutput(_ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            // baseAddress is non-nil: count > done >= 0.
+            let n = write(1, bytes.baseAddress! + done, bytes.count - done)
+            if n > 0 { done += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EAGAIN {
+                var p = pollfd(fd: 1, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&p, 1, 1000)
+                continue
+            }
+            throw FilterError(.outputFailed, detail: "write(stdout): \(FilterSpool.describe(n < 0 ? errno : EIO))")
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var done = 0
+        while done < bytes.count {
+            // baseAddress is non-nil and `done` within the buffer: the loop runs only while count > done >= 0.
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
+    }
+
+    /// The process environment read straight from `environ` (cheaper at start-up than
+    /// Foundation's ProcessInfo, which the filter does not otherwise need on its fast path).
+    static func currentEnvironment() -> [String: String] {
+        var env: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                let key = String(text[..<eq])
+                if env[key] == nil { env[key] = String(text[text.index(after: eq)...]) }   // first one wins, like getenv
+            }
+            p += 1
+        }
+        return env
+    }
+}
