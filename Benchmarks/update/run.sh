@@ -9,8 +9,10 @@ N="${N:-1000}"
 PORT="${PORT:-18765}"
 data="Benchmarks/data/update"
 mkdir -p "$data/passes"
-swift build -c release --product passconduit >/dev/null
-bin="$(swift build -c release --show-bin-path)/passconduit"
+# CONFIG=debug measures the debug build instead (quicker to get; slower to run).
+CONFIG="${CONFIG:-release}"
+swift build -c "$CONFIG" --product passconduit >/dev/null
+bin="$(swift build -c "$CONFIG" --show-bin-path)/passconduit"
 
 echo "making $N signed passes (cached in $data/passes)..." >&2
 /usr/bin/python3 Benchmarks/update/make-passes.py "$data/passes" "$PORT" "$N"
