@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
+        // Pass dates as RFC 5545 calendar events (the `calendar` command).
+        .target(name: "PassCalendar", dependencies: ["WalletPass"]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
@@ -34,7 +36,7 @@ let package = Package(
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit",
+            "Conduit", "PassCalendar",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -52,6 +54,7 @@ let package = Package(
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "ConduitTests", dependencies: ["Conduit"], resources: [.copy("Fixtures")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         .testTarget(name: "EndToEndTests", dependencies: []),
