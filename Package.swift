@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "PassStore", "PassRender", "WalletPass", "PassCalendar",
+            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "PassCalendar",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

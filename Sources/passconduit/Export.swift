@@ -54,6 +54,12 @@ struct Export: ParsableCommand {
         all || ids.count > 1 || (output?.lowercased().hasSuffix(".pkpasses") ?? false)
     }
 
+    func validate() throws {
+        if global.json {
+            throw ValidationError("--json: export writes the .pkpass bytes, not JSON. Use \"passconduit show --json\" for the pass as JSON.")
+        }
+    }
+
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
