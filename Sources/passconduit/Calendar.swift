@@ -38,6 +38,12 @@ struct CalendarCommand: ParsableCommand {
     @Argument(help: "The passes: type/serial or a SHA-256 prefix; none for every pass with a date.")
     var ids: [String] = []
 
+    func validate() throws {
+        if global.json {
+            throw ValidationError("--json: calendar writes iCalendar (.ics), not JSON. Use \"passconduit list --json\" for the passes as JSON.")
+        }
+    }
+
     func run() throws {
         try Self.exiting {
             let context = try Context(global)

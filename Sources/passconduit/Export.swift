@@ -44,6 +44,9 @@ struct Export: ParsableCommand {
     var ids: [String] = []
 
     func validate() throws {
+        if global.json {
+            throw ValidationError("--json: export writes the .pkpass bytes, not JSON. Use \"passconduit show --json\" for the pass as JSON.")
+        }
         if all && !ids.isEmpty { throw ValidationError("Give either --all or pass IDs, not both.") }
         if !all && ids.isEmpty { throw ValidationError("Name the pass to export (type/serial or a SHA-256 prefix), or give --all.") }
         if scrub && (all || ids.count != 1) { throw ValidationError("--scrub writes one pass: name exactly one.") }
@@ -52,12 +55,6 @@ struct Export: ParsableCommand {
     /// Several passes, --all, or a `.pkpasses` file name make a bundle.
     var wantsBundle: Bool {
         all || ids.count > 1 || (output?.lowercased().hasSuffix(".pkpasses") ?? false)
-    }
-
-    func validate() throws {
-        if global.json {
-            throw ValidationError("--json: export writes the .pkpass bytes, not JSON. Use \"passconduit show --json\" for the pass as JSON.")
-        }
     }
 
     func run() throws {
