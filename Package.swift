@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
+        // Pass dates as RFC 5545 calendar events (the `calendar` command).
+        .target(name: "PassCalendar", dependencies: ["WalletPass"]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // PassKit web-service client: moves bytes, never verifies, never writes the library.
@@ -55,7 +57,7 @@ let package = Package(
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass",
+            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -72,9 +74,10 @@ let package = Package(
 
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
-        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "MailMIME", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
             "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
