@@ -20,11 +20,15 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
+        // libzint-dev (Debian 2.11) has no pkg-config file: a hand-written module map links "zint".
+        .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
 
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
+        // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
+        .target(name: "Barcodes", dependencies: ["CZint", "WalletPass"]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
@@ -34,7 +38,7 @@ let package = Package(
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit",
+            "Conduit", "Barcodes",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -52,6 +56,7 @@ let package = Package(
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
         .testTarget(name: "ConduitTests", dependencies: ["Conduit"], resources: [.copy("Fixtures")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         .testTarget(name: "EndToEndTests", dependencies: []),
