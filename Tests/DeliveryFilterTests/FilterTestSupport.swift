@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import Conduit
+@testable import DeliveryFilter
 
 /// A scanner that reports what it is told: exercises spooling, headers and deadlines apart from
 /// pass verification.
@@ -31,13 +31,22 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 enum FilterCorpus {
-    /// The repository root (…/Tests/ConduitTests/<this file> -> …).
+    /// The repository root (…/Tests/DeliveryFilterTests/<this file> -> …).
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// `../shared/corpus/mime` beside the checkout (CI has it too).
-    static var mimeCorpus: URL { repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/mime") }
+    /// `shared/corpus/mime` beside the checkout (CI has it there), or beside a folder above it (a
+    /// git worktree under `<project>/wt/<name>`): the nearest one found going up.
+    static var mimeCorpus: URL {
+        var dir = repositoryRoot.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("shared/corpus/mime")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.tsv").path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/mime")
+    }
 
     /// Every regular file under `dir` (sorted, so runs are reproducible).
     static func files(under dir: URL, extensions: Set<String>? = nil) -> [URL] {
