@@ -34,14 +34,17 @@ package struct TerminalBarcode: Sendable {
 
     /// The drawing, one string per line, each starting with the colours and ending with a reset
     /// (so a wrapped or cut line never paints the rest of the terminal). `indent` spaces go
-    /// before the colours.
-    package func render(indent: Int = 0) -> [String] {
+    /// before the colours. `colour: false` (the user asked for no colour: NO_COLOR, --no-color)
+    /// leaves the escapes out: dark modules are then drawn in the terminal's own text colour,
+    /// which scans only where that is dark on a light background.
+    package func render(indent: Int = 0, colour: Bool = true) -> [String] {
         let pad = String(repeating: " ", count: max(0, indent))
+        let on = colour ? Self.on : "", off = colour ? Self.off : ""
         var out: [String] = []
         out.reserveCapacity(lines)
         var y = 0
         while y < matrix.totalHeight {
-            var line = pad + Self.on
+            var line = pad + on
             line.reserveCapacity(pad.utf8.count + matrix.totalWidth * 3 + 24)
             for x in 0..<matrix.totalWidth {
                 let top = matrix.isDarkIncludingQuietZone(x: x, y: y)
@@ -53,7 +56,7 @@ package struct TerminalBarcode: Sendable {
                 case (false, false): line += " "
                 }
             }
-            out.append(line + Self.off)
+            out.append(line + off)
             y += 2
         }
         return out

@@ -44,7 +44,10 @@ struct TerminalBarcodeView {
         }
         // Indented like the card when there is room; never wider than the terminal.
         let indent = max(0, min(2, columns - drawing.columns))
-        out += drawing.render(indent: indent)
+        out += drawing.render(indent: indent, colour: terminal.colour)
+        if !terminal.colour {
+            out.append("  Drawn without colours (NO_COLOR, --no-color or TERM=dumb): it scans where the terminal shows dark text on a light background.")
+        }
         if let alt = shown.altText.map(Self.printable), !alt.isEmpty {
             let pad = max(indent, indent + (drawing.columns - alt.count) / 2)
             out.append(String(repeating: " ", count: pad) + alt)
