@@ -14,6 +14,7 @@ final class CorpusBarcodeTests: XCTestCase {
         defer { decoder.cleanUp() }
         var wanted: [String: (format: BarcodeFormat, hex: String)] = [:]
         var withBarcode = 0
+        var sizes: [String: [(columns: Int, lines: Int)]] = [:]
         for file in files {
             guard let document = try? BarcodeFixtures.document(file) else { continue }  // broken-fail: not a zip
             let choice = BarcodeChoice(document)
@@ -29,10 +30,16 @@ final class CorpusBarcodeTests: XCTestCase {
             try decoder.add("\(name) image", image: BarcodeImage.pgm(matrix))
             wanted["\(name) image"] = (format, bytes.hex)
             let terminal = TerminalBarcode(matrix)
+            sizes[format.name, default: []].append((terminal.columns, terminal.lines))
             try decoder.add("\(name) terminal", image: BarcodeImage.pgm(terminal: terminal.render()))
             wanted["\(name) terminal"] = (format, bytes.hex)
         }
         XCTAssertGreaterThanOrEqual(withBarcode, 60, "the corpus has about 65 passes with a barcode")
+        // For the notes: how big the terminal drawings of real passes are.
+        for (name, list) in sizes.sorted(by: { $0.key < $1.key }) {
+            let c = list.map(\.columns), l = list.map(\.lines)
+            print("corpus terminal size \(name) ×\(list.count): \(c.min()!)–\(c.max()!) columns, \(l.min()!)–\(l.max()!) lines")
+        }
         let decoded = try decoder.decodeAll()
         for (id, want) in wanted.sorted(by: { $0.key < $1.key }) {
             XCTAssertEqual(decoded[id] ?? [], [BarcodeDecoder.Found(format: want.format.zxingName, hex: want.hex)], id)
