@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "PassStore", "PassRender", "WalletPass", "Barcodes",
+            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "Barcodes",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -10,7 +10,7 @@ struct Show: ParsableCommand {
         discussion: """
         ID is "passTypeIdentifier/serialNumber" or a short unique start of the pass's SHA-256 \
         (as "passconduit list" shows it). Texts are localized (--lang). --field KEY prints the \
-        value of one field, for scripts; it exits 1 when the pass has no such field.
+        value of one field, for scripts; it exits 65 when the pass has no such field.
 
         On a terminal the barcode is drawn under the details, black on white, for a phone or a \
         gate scanner to read off the screen (--no-barcode leaves it out); when the terminal is \
@@ -42,9 +42,9 @@ struct Show: ParsableCommand {
             if let field {
                 guard let value = verdict.pass?.localizedValue(forFieldKey: field) else {
                     Terminal.warn("\(passID): the pass has no field \"\(field)\"")
-                    return .noPassFound
+                    return .dataError
                 }
-                print(value)
+                print(TerminalText.lines(value))
                 return .success
             }
             if global.json {
