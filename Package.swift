@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
         // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
         .target(name: "Barcodes", dependencies: ["CZint", "WalletPass"]),
+        // Pass dates as RFC 5545 calendar events (the `calendar` command).
+        .target(name: "PassCalendar", dependencies: ["WalletPass"]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // Detection, scanning pipeline, add-flow decisions, config.
@@ -47,7 +49,7 @@ let package = Package(
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "Barcodes",
+            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "PassCalendar", "Barcodes",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -65,8 +67,9 @@ let package = Package(
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
+        .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "MailMIME", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
             "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
