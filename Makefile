@@ -34,20 +34,20 @@ install: build
 	if [ -d Config/trust ]; then for f in Config/trust/*; do [ -f "$$f" ] && install -m 644 "$$f" $(SHAREDIR)/trust/; done; fi
 	if [ -f Config/passconduit.magic ]; then install -m 644 Config/passconduit.magic $(SHAREDIR)/; fi
 	for f in Samples/integrations/man/*.1 $(wildcard man/*.1 Docs/*.1); do [ -f "$$f" ] && install -m 644 "$$f" $(MANDIR)/; done
-	install -m 644 Samples/integrations/desktop/passconduit.desktop $(APPDIR)/
+	install -m 644 Samples/integrations/desktop/passconduit.desktop Samples/integrations/desktop/passconduit-open.desktop $(APPDIR)/
 	if [ -f Config/config.toml ]; then install -m 644 Config/config.toml $(DOCDIR)/config.toml.example; fi
 	cp -R Samples/integrations/. $(DOCDIR)/integrations/
 	chmod -R u=rwX,go=rX $(DOCDIR)/integrations
 
 install-user:
 	install -d $(XDG_DATA_HOME)/applications
-	install -m 644 Samples/integrations/desktop/passconduit.desktop $(XDG_DATA_HOME)/applications/
+	install -m 644 Samples/integrations/desktop/passconduit.desktop Samples/integrations/desktop/passconduit-open.desktop $(XDG_DATA_HOME)/applications/
 	-update-desktop-database $(XDG_DATA_HOME)/applications 2>/dev/null
 	grep -qs 'vnd.apple.pkpass;' $(HOME)/.mailcap || cat Samples/integrations/mutt/mailcap >> $(HOME)/.mailcap
 	grep -qs 'vnd.apple.pkpass' $(HOME)/.mime.types || cat Samples/integrations/mutt/mime.types >> $(HOME)/.mime.types
 
 uninstall:
-	rm -f $(BINDIR)/passconduit $(MANDIR)/passconduit*.1 $(APPDIR)/passconduit.desktop
+	rm -f $(BINDIR)/passconduit $(MANDIR)/passconduit*.1 $(APPDIR)/passconduit.desktop $(APPDIR)/passconduit-open.desktop
 	rm -rf $(SHAREDIR) $(DOCDIR)
 
 check:
