@@ -24,7 +24,11 @@ def corpus_messages(root: pathlib.Path):
             out += [p for p in pieces if p.strip()]
         else:
             out.append(data)
-    return out
+    # Only messages that start with a header field: an mbox reader (rightly) does not take a From_
+    # line followed by anything else as a separator, so such a message would join the previous one
+    # in the mbox and the two inputs would no longer hold the same messages.
+    header = re.compile(rb"^[!-9;-~]+:")
+    return [m for m in out if header.match(m)]
 
 
 def main():
