@@ -49,13 +49,13 @@ final class Sandbox {
 
     /// `passconduit <command> <common options> <arguments>`.
     func run(_ command: String, _ arguments: [String] = [], stdin: Data? = nil, common useCommon: Bool = true,
-             file: StaticString = #filePath, line: UInt = #line) throws -> Run {
+             environment extra: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> Run {
         let process = Process()
         // A new session without a controlling terminal: run from a developer's terminal, the
         // child must not find /dev/tty and wait for an answer there.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["--wait", Binary.url.path, command] + (useCommon ? common : []) + arguments
-        process.environment = environment
+        process.environment = environment.merging(extra) { _, new in new }
         process.currentDirectoryURL = dir
         // Outputs go to files, so neither can fill a pipe and block the child.
         let outURL = dir.appendingPathComponent("stdout-\(UUID().uuidString)")
