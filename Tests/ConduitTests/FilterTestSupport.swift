@@ -36,8 +36,18 @@ enum FilterCorpus {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// `../shared/corpus/mime` beside the checkout (CI has it too).
-    static var mimeCorpus: URL { repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/mime") }
+    /// `$PASSCONDUIT_MIME_CORPUS`, else `../shared/corpus/mime` beside the checkout (CI has it
+    /// too), else the machine's `/work/shared/corpus/mime` (as DifferentialTests): a worktree or a
+    /// clone in `mktemp -d` has no `../shared` beside it.
+    static var mimeCorpus: URL {
+        var candidates: [URL] = []
+        if let dir = ProcessInfo.processInfo.environment["PASSCONDUIT_MIME_CORPUS"], !dir.isEmpty {
+            candidates.append(URL(fileURLWithPath: dir))
+        }
+        candidates.append(repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/mime"))
+        candidates.append(URL(fileURLWithPath: "/work/shared/corpus/mime"))
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.tsv").path) } ?? candidates[0]
+    }
 
     /// Every regular file under `dir` (sorted, so runs are reproducible).
     static func files(under dir: URL, extensions: Set<String>? = nil) -> [URL] {
