@@ -35,57 +35,6 @@ final class ReadmeTests: XCTestCase {
         return bin
     }
 
-    /// Runs a shell line on a pseudo-terminal in the checkout's top folder, answering "y" to every
-    /// question; gives up after `timeout` seconds (exit 124) so a prompt nobody sees cannot hang the suite.
-    func runOnTerminal(_ line: String, path: String, timeout: Int = 60) throws -> Run {
-        let script = """
-        import os, pty, sys, json, select, time, signal
-        argv = json.loads(sys.argv[1]); env = json.loads(sys.argv[2]); cwd = sys.argv[3]; limit = float(sys.argv[4])
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.chdir(cwd)
-            os.execve(argv[0], argv, env)
-        out = b""; pending = b""; deadline = time.time() + limit; status = None
-        while True:
-            left = deadline - time.time()
-            if left <= 0:
-                os.killpg(pid, signal.SIGKILL)
-                os.waitpid(pid, 0); sys.stdout.write(out.decode("utf-8", "replace")); sys.exit(124)
-            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
-            if not ready:
-                continue
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                break
-            if not data:
-                break
-            out += data; pending += data
-            if b"[y/N]" in pending:
-                pending = b""
-                os.write(fd, b"y\\n")
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.write(out.decode("utf-8", "replace"))
-        sys.exit(os.waitstatus_to_exitcode(status))
-        """
-        var env = sandbox.environment
-        env["PATH"] = path
-        env["TERM"] = "xterm"
-        env["NO_COLOR"] = "1"
-        func json(_ value: Any) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: value), as: UTF8.self) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, try json(["/bin/bash", "-c", line]), try json(env), Run.root.path, String(timeout)]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   stdout: String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"), stderr: "")
-    }
-
     /// The Usage commands, then the filter example and the commands that follow it, one after the
     /// other in one home, as a new user types them: each exits 0 and does what the text says.
     /// Before: bootstrap left no `passconduit` ("command not found"), and after the filter example
@@ -96,7 +45,7 @@ final class ReadmeTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(commands.count, 5, "README lost its Usage commands: \(commands)")
         var outputs: [String: String] = [:]
         for command in commands {
-            let r = try runOnTerminal(command, path: "\(bin.path):/usr/bin:/bin")
+            let r = try sandbox.runShellOnTerminal(command, path: "\(bin.path):/usr/bin:/bin", cwd: Run.root)
             XCTAssertEqual(r.status, 0, "\(command)\n\(r.stdout)")
             XCTAssertFalse(r.stdout.contains("command not found"), "\(command)\n\(r.stdout)")
             outputs[command] = r.stdout
