@@ -27,14 +27,18 @@ let package = Package(
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
-        // Detection, scanning pipeline, delivery filter, add-flow decisions, config.
+        // Detection, scanning pipeline, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "CMagic", "CZip",
+            "MailMIME", "WalletPass", "PassStore", "CMagic",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // The delivery filter as a process around a plan: scan (worker, report codec), library
+        // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
+        // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
+        .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit",
+            "Conduit", "DeliveryFilter", "PassStore", "WalletPass",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -51,8 +55,13 @@ let package = Package(
 
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassStoreTests", dependencies: ["PassStore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ConduitTests", dependencies: ["Conduit"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "DeliveryFilterTests", dependencies: [
+            "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // The pipe process's own code (arguments, environ), compiled from the executable target.
+        .testTarget(name: "PassconduitTests", dependencies: ["passconduit"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         .testTarget(name: "EndToEndTests", dependencies: []),
     ]

@@ -154,13 +154,18 @@ struct AddSession {
             source.subject = offer.source?.subject
             let record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
             // As in a scan: an invalid pass has no library state (the card must not call it "new").
-            let state = verdict.status == .invalid ? nil : record.flatMap { try? library.contains($0) }
-            try handle(FoundPass(source: source, verdict: verdict, library: state, record: record), offerID: offer.offerID)
+            var state: LibraryState?
+            var problem: LibraryError?
+            if verdict.status != .invalid, let record { (state, problem) = PassScanner.state(of: record, in: library) }
+            try handle(FoundPass(source: source, verdict: verdict, library: state, record: record, libraryProblem: problem),
+                       offerID: offer.offerID)
         }
         return outcome(nothingFound: false, problems: [])
     }
 
     mutating func handle(_ found: FoundPass, offerID: Int64?) throws {
+        // The library could not say whether it holds this pass: deciding "new" would misreport it.
+        if let problem = found.libraryProblem { _ = try guarded { throw problem } }
         if shown > 0 { print("") }
         shown += 1
         print(card.render(found, details: true))

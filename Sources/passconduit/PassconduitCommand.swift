@@ -29,7 +29,7 @@ struct Passconduit: ParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         // The delivery filter must never exit with ArgumentParser's codes (64 on a bad flag).
         if arguments.first == "filter" {
-            FilterEntry.run(arguments: Array(arguments.dropFirst()))
+            FilterCommand.run(arguments: Array(arguments.dropFirst()))
         }
         Self.main(arguments)
     }

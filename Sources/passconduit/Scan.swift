@@ -55,6 +55,7 @@ struct Scan: ParsableCommand {
                     case .found(let pass):
                         progress.clear()
                         found += 1
+                        if let problem = pass.libraryProblem { Terminal.warn("\(problem) (library state not shown)") }
                         if global.json {
                             print(FoundPassJSON.object(pass).line)
                         } else {

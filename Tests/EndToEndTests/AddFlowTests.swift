@@ -22,6 +22,24 @@ final class AddFlowTests: XCTestCase {
         XCTAssertEqual(try libraryState("type.eml"), "new")
     }
 
+    func testALibraryThatCannotSayWhatItHoldsIsReportedNotTakenForNew() throws {
+        // Given a library whose pass table another program has damaged (it opens, but cannot answer)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
+        let damage = Process()
+        damage.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        damage.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('ALTER TABLE pass RENAME TO pass_elsewhere'); c.commit()",
+                            sandbox.library]
+        try damage.run()
+        damage.waitUntilExit()
+        XCTAssertEqual(damage.terminationStatus, 0, "python3's sqlite3 module (Debian package python3) is needed")
+        // When the user adds the newer version
+        let run = try sandbox.run("add", [message("update.eml")])
+        // Then add says the library failed (74, naming the file) instead of offering a "new" pass
+        XCTAssertEqual(run.status, 74, run.stdout + run.stderr)
+        XCTAssertTrue(run.stderr.contains(sandbox.library), run.stderr)
+        XCTAssertFalse(run.stdout.contains("Run again with --yes"), run.stdout)
+    }
+
     func testAddWithYesThenTheLibraryContainsIt() throws {
         let run = try sandbox.run("add", ["--yes", message("type.eml")])
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)

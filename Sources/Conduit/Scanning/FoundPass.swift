@@ -9,11 +9,16 @@ package struct FoundPass: Sendable {
     package var library: LibraryState?
     /// What the library would store; nil when pass.json could not be read.
     package var record: PassRecord?
+    /// The library could not say what it knows about this pass (busy, damaged, unreadable): then
+    /// `library` is nil although there is a library, and a caller must not act as if it were new.
+    package var libraryProblem: LibraryError?
 
-    package init(source: PassSourceInfo, verdict: PassVerdict, library: LibraryState?, record: PassRecord?) {
+    package init(source: PassSourceInfo, verdict: PassVerdict, library: LibraryState?, record: PassRecord?,
+                 libraryProblem: LibraryError? = nil) {
         self.source = source
         self.verdict = verdict
         self.library = library
         self.record = record
+        self.libraryProblem = libraryProblem
     }
 }

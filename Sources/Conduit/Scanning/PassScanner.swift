@@ -161,7 +161,7 @@ package struct PassScanner: Sendable {
         var reasons = labels.reasons
         var kind = labels.kind
         var body: [UInt8]?
-        if startsLikeZip(part, in: message) {
+        if Self.startsLikeZip(part, in: message) {
             let prefix = message.decodedPrefix(of: part, maxBytes: limits.sniffBytes)
             let magicType = sniffer?.mimeType(of: prefix)
             if ZipSignature.starts(prefix[...]), sniffer == nil || Detection.magicSuggestsZip(magicType) {
@@ -179,7 +179,7 @@ package struct PassScanner: Sendable {
     }
 
     /// The cheap look at the still-encoded body; nothing is decoded for parts that fail it.
-    func startsLikeZip(_ part: MIMEPart, in message: MIMEMessage) -> Bool {
+    package static func startsLikeZip(_ part: MIMEPart, in message: MIMEMessage) -> Bool {
         let raw = message.rawBody(of: part)
         switch part.transferEncoding {
         case .base64: return ZipSignature.startsBase64(raw)
@@ -190,7 +190,7 @@ package struct PassScanner: Sendable {
     }
 
     /// Every decoded name a part carries: the parser's choice first, then the other parameters.
-    static func names(of part: MIMEPart) -> [String] {
+    package static func names(of part: MIMEPart) -> [String] {
         var names: [String] = []
         for name in [part.filename, part.disposition?.parameters["filename"], part.contentType.parameters["name"]] {
             if let name, !name.isEmpty, !names.contains(name) { names.append(name) }
@@ -204,10 +204,23 @@ package struct PassScanner: Sendable {
     func finish(_ verdict: PassVerdict, bytes: [UInt8], source: PassSourceInfo, storable: Bool = true) -> FoundPass {
         let record = storable ? PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: now()) : nil
         var state: LibraryState?
+        var problem: LibraryError?
         if verdict.status != .invalid, let record, let library {
-            state = try? library.contains(record)
+            (state, problem) = Self.state(of: record, in: library)
         }
-        return FoundPass(source: source, verdict: verdict, library: state, record: record)
+        return FoundPass(source: source, verdict: verdict, library: state, record: record, libraryProblem: problem)
+    }
+
+    /// What `library` knows about `record`, or why it could not say (never swallowed: a busy
+    /// library must not make a pass look new).
+    package static func state(of record: PassRecord, in library: PassLibrary) -> (LibraryState?, LibraryError?) {
+        do {
+            return (try library.contains(record), nil)
+        } catch let error as LibraryError {
+            return (nil, error)
+        } catch {
+            return (nil, LibraryError(.io, "contains: \(error)", path: library.path))
+        }
     }
 }
 

@@ -7,12 +7,12 @@ import Glibc
 /// SIGTERM, SIGINT, SIGHUP and SIGQUIT end the filter with exit 75 and no output if output has not
 /// started (killing a scanning child first), and are ignored once it has — the message is then
 /// finished. The state is two words read by the handler; every call in it is async-signal-safe.
-package enum FilterSignals {
+enum FilterSignals {
     nonisolated(unsafe) static var outputStarted: Int32 = 0
     nonisolated(unsafe) static var scanChild: pid_t = 0
     static let terminating: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT]
 
-    package static func install() {
+    static func install() {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGXFSZ, SIG_IGN)
         signal(SIGUSR1, SIG_IGN)
@@ -29,14 +29,8 @@ package enum FilterSignals {
 
     /// From here on a termination request no longer ends the process: the message is finished.
     /// The store happens before the caller's next write(2) (an opaque call the compiler cannot move it past).
-    package static func beginOutput() { outputStarted = 1 }
+    static func beginOutput() { outputStarted = 1 }
 
-    static func resetForChild() {
-        for s in terminating + [SIGALRM, SIGPIPE] { signal(s, SIG_DFL) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        sigprocmask(SIG_SETMASK, &none, nil)
-    }
 }
 
 private func filterTerminationHandler(_ signal: Int32) {

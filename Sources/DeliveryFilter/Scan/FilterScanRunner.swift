@@ -7,10 +7,15 @@ import Foundation
 package struct FilterScanRunner: Sendable {
     package var isolation: FilterScanIsolation
     package var deadlineSeconds: Double
+    /// Told the scanning child's pid when it starts and 0 when it is gone, so a process's signal
+    /// handler can kill it (`passconduit filter` ends with 75 on SIGTERM and must not leave it).
+    package var childChanged: @Sendable (Int32) -> Void
 
-    package init(isolation: FilterScanIsolation, deadlineSeconds: Double) {
+    package init(isolation: FilterScanIsolation, deadlineSeconds: Double,
+                 childChanged: @escaping @Sendable (Int32) -> Void = { _ in }) {
         self.isolation = isolation
         self.deadlineSeconds = deadlineSeconds
+        self.childChanged = childChanged
     }
 
     package func run(_ message: [UInt8], makeScanner: @escaping FilterScannerFactory) -> Result<[FilterPassReport], FilterError> {
@@ -88,8 +93,8 @@ package struct FilterScanRunner: Sendable {
         if pid == 0 { Self.childMain(message, makeScanner, resultFD: fds[1], deadline: deadlineSeconds) }
 
         close(fds[1])
-        FilterSignals.scanChild = pid
-        defer { FilterSignals.scanChild = 0; close(fds[0]) }
+        childChanged(pid)
+        defer { childChanged(0); close(fds[0]) }
 
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
@@ -135,7 +140,7 @@ package struct FilterScanRunner: Sendable {
     private static func childMain(_ message: [UInt8], _ makeScanner: FilterScannerFactory, resultFD: Int32, deadline: Double) -> Never {
         let null = open("/dev/null", O_RDWR)
         if null >= 0 { dup2(null, 0); dup2(null, 1); dup2(null, 2); if null > 2 { close(null) } }
-        FilterSignals.resetForChild()
+        resetSignalsForChild()
         alarm(UInt32(min(deadline, 3600).rounded(.up)) + 1)
         let bytes: [UInt8]
         switch scan(message, makeScanner) {
@@ -152,4 +157,27 @@ package struct FilterScanRunner: Sendable {
         }
         _exit(0)   // no atexit handlers, no stdio flush: the child shares nothing it should finish
     }
+
+    /// Default actions for the signals a parent may catch or ignore, and nothing blocked.
+    private static func resetSignalsForChild() {
+        for s in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGALRM, SIGPIPE] { signal(s, SIG_DFL) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
+    }
+}
+
+/// Runs the scan under the filter's deadline, isolated so that neither a hang nor a crash in the
+/// MIME parser, zip reader, OpenSSL or SQLite can cost the message.
+package enum FilterScanIsolation: Sendable {
+    /// In a forked child process: a crash or a hang kills only the child, and at the deadline the
+    /// child is killed (SIGKILL), so no library work continues after the filter has decided.
+    /// Used by `passconduit filter`; fork is only safe while the process has a single thread, so
+    /// the runner falls back to `.thread` otherwise.
+    case childProcess
+    /// On a separate thread, abandoned at the deadline (its results are ignored). For in-process
+    /// use (tests, other callers), where forking is not safe.
+    case thread
+    /// On the caller's thread, no deadline (deterministic tests of the rest of the pipeline).
+    case inline
 }

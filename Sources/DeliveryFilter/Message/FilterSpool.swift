@@ -176,7 +176,7 @@ package final class FilterSpool {
         _ = poll(&p, 1, 1000)
     }
 
-    static func describe(_ code: Int32) -> String {
+    package static func describe(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 }

@@ -1,8 +1,7 @@
 import ArgumentParser
-import Conduit
 
 /// `passconduit filter` as the parser knows it: so it is listed in --help, the man page and the
-/// completions. `Passconduit.main` hands "filter" to `FilterEntry` before parsing (a delivery
+/// completions. `Passconduit.main` hands "filter" to `FilterCommand` before parsing (a delivery
 /// filter must never exit with the parser's codes), so this command's own `run` is reached only
 /// if that routing is bypassed, and then does the same.
 struct MailFilter: ParsableCommand {
@@ -31,6 +30,6 @@ struct MailFilter: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        FilterEntry.run(arguments: arguments)
+        FilterCommand.run(arguments: arguments)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import Conduit
+@testable import DeliveryFilter
 
 /// A scanner that reports what it is told: exercises spooling, headers and deadlines apart from
 /// pass verification.
@@ -31,22 +31,27 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 enum FilterCorpus {
-    /// The repository root (…/Tests/ConduitTests/<this file> -> …).
+    /// The repository root (…/Tests/DeliveryFilterTests/<this file> -> …).
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// `$PASSCONDUIT_MIME_CORPUS`, else `../shared/corpus/mime` beside the checkout (CI has it
-    /// too), else the machine's `/work/shared/corpus/mime` (as DifferentialTests): a worktree or a
-    /// clone in `mktemp -d` has no `../shared` beside it.
+    /// `$PASSCONDUIT_MIME_CORPUS`; else `shared/corpus/mime` beside the checkout (CI has it there),
+    /// or beside a folder above it (a git worktree under `<project>/wt/<name>`), the nearest one
+    /// found going up; else the machine's `/work/shared/corpus/mime` (a clone in `mktemp -d`).
     static var mimeCorpus: URL {
-        var candidates: [URL] = []
         if let dir = ProcessInfo.processInfo.environment["PASSCONDUIT_MIME_CORPUS"], !dir.isEmpty {
-            candidates.append(URL(fileURLWithPath: dir))
+            return URL(fileURLWithPath: dir)
         }
-        candidates.append(repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/mime"))
-        candidates.append(URL(fileURLWithPath: "/work/shared/corpus/mime"))
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.tsv").path) } ?? candidates[0]
+        var dir = repositoryRoot.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("shared/corpus/mime")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.tsv").path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        let machine = URL(fileURLWithPath: "/work/shared/corpus/mime")
+        if FileManager.default.fileExists(atPath: machine.appendingPathComponent("index.tsv").path) { return machine }
+        return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/mime")
     }
 
     /// Every regular file under `dir` (sorted, so runs are reproducible).

@@ -1,14 +1,16 @@
+import DeliveryFilter
+
 /// `passconduit filter` arguments, parsed leniently: a filter may not exit 64 on a bad flag, so a
 /// problem is recorded, the rest is still understood, and the caller decides (pass through, or 75
 /// with `--fail-closed`).
-package struct FilterArguments: Sendable, Equatable {
-    package var options = FilterOptions()
+struct FilterArguments: Sendable, Equatable {
+    var options = FilterOptions()
     /// Which settings came from the command line (they win over the config file).
-    package var explicit: Set<String> = []
-    package var problems: [String] = []
-    package var wantsHelp = false
+    var explicit: Set<String> = []
+    var problems: [String] = []
+    var wantsHelp = false
 
-    package static let usage = """
+    static let usage = """
         usage: passconduit filter [--no-headers] [--fail-closed] [--no-updates] [--no-offers]
                                   [--max-size BYTES] [--deadline SECONDS] [--log file|syslog|none]
                                   [--library PATH] [--config PATH] [--trust DIR]...
@@ -16,7 +18,7 @@ package struct FilterArguments: Sendable, Equatable {
         Exits 0 with the complete message, or 75 with no output (the mail host retries).
         """
 
-    package init(_ arguments: [String]) {
+    init(_ arguments: [String]) {
         var i = 0
         func value(_ flag: String) -> String? {
             if i + 1 < arguments.count { i += 1; return arguments[i] }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PassStore
 
 /// The environment a delivery filter can rely on: often none. Postfix pipe(8) exports only TZ,
@@ -17,22 +14,6 @@ package enum FilterEnvironment {
             if let home = passwdHome() { env["HOME"] = home } else { env["HOME"] = nil }
         }
         if let t = env["TMPDIR"], !t.hasPrefix("/") { env["TMPDIR"] = nil }
-        return env
-    }
-
-    /// The process environment read straight from `environ` (cheaper at start-up than
-    /// Foundation's ProcessInfo, which the filter does not otherwise need on its fast path).
-    package static func current() -> [String: String] {
-        var env: [String: String] = [:]
-        var p = environ
-        while let entry = p.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                let key = String(text[..<eq])
-                if env[key] == nil { env[key] = String(text[text.index(after: eq)...]) }   // first one wins, like getenv
-            }
-            p += 1
-        }
         return env
     }
 

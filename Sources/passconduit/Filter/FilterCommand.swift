@@ -1,14 +1,25 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Conduit
+import DeliveryFilter
 import Foundation
 
 /// `passconduit filter` as a process: stdin -> stdout, exit 0 with the complete message or exit 75
 /// with nothing — for every argument, configuration, input, scanner failure or signal.
-package enum FilterCommand {
+enum FilterCommand {
+    /// `passconduit filter` bypasses ArgumentParser's own exit codes: a delivery filter may only
+    /// ever exit 0 (complete message written) or 75 (nothing written, the MTA retries). See
+    /// DESIGN.md, "The delivery-filter contract".
+    static func run(arguments: [String]) -> Never {
+        run(arguments: arguments, environment: currentEnvironment()) { options, environment in
+            FilterScanner(options: options, environment: environment)
+        }
+    }
+
     /// Runs the filter on fds 0 and 1 and exits. `makeScanner` receives the resolved options and
     /// environment and builds the scanner inside the scanning child.
-    package static func run(arguments: [String],
+    static func run(arguments: [String],
                             environment rawEnvironment: [String: String],
                             makeScanner: @escaping @Sendable (FilterOptions, [String: String]) throws -> any FilterPassScanning) -> Never {
         FilterSignals.install()
@@ -50,7 +61,8 @@ package enum FilterCommand {
             plan.error = problem
             plan.output = options.failClosed ? .nothing : .unchanged
         } else {
-            let runner = FilterScanRunner(isolation: .childProcess, deadlineSeconds: options.deadlineSeconds)
+            let runner = FilterScanRunner(isolation: .childProcess, deadlineSeconds: options.deadlineSeconds,
+                                          childChanged: { FilterSignals.scanChild = $0 })
             let opts = options
             plan = filter.plan(spool) { message in
                 runner.run(message) { try FilterFault.wrap(makeScanner(opts, environment), environment: environment) }
@@ -117,5 +129,21 @@ package enum FilterCommand {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
             if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return }
         }
+    }
+
+    /// The process environment read straight from `environ` (cheaper at start-up than
+    /// Foundation's ProcessInfo, which the filter does not otherwise need on its fast path).
+    static func currentEnvironment() -> [String: String] {
+        var env: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                let key = String(text[..<eq])
+                if env[key] == nil { env[key] = String(text[text.index(after: eq)...]) }   // first one wins, like getenv
+            }
+            p += 1
+        }
+        return env
     }
 }

@@ -1,8 +1,10 @@
+import Conduit
 import Foundation
+import GRDB
 import PassStore
 import WalletPass
 import XCTest
-@testable import Conduit
+@testable import DeliveryFilter
 
 /// The real scanner behind `passconduit filter` (PassScanner + PassLibrary + the filter policy)
 /// on the sample messages, in-process through DeliveryFilter.
@@ -35,6 +37,24 @@ final class FilterScannerTests: XCTestCase {
         XCTAssertNil(plan.error, "\(plan.error.map(String.init(describing:)) ?? "")")
         NothingLost.check(input: message, output: out)
         return (String(decoding: out ?? [], as: UTF8.self), plan)
+    }
+
+    func testALibraryThatCannotSayWhatItHoldsFailsTheScanInsteadOfLosingTheOffer() throws {
+        // Given a library whose pass table another program has damaged (it opens, but cannot answer)
+        let o = options
+        _ = try PassLibrary(path: o.libraryPath!)
+        try DatabaseQueue(path: o.libraryPath!).write { try $0.execute(sql: "ALTER TABLE pass RENAME TO pass_elsewhere") }
+        // When a message with a new pass goes through the filter
+        let message = try Self.sample("type.eml")
+        let (out, plan) = DeliveryFilter(options: o).filter(message, runner: FilterScanRunner(isolation: .inline, deadlineSeconds: 30)) {
+            FilterScanner(options: o, environment: ["HOME": "/nonexistent"])
+        }
+        // Then the scan fails with the library's reason (logged; 75 with --fail-closed) and the
+        // message passes unchanged, rather than being announced as a pass the library lacks
+        XCTAssertEqual(out, message)
+        XCTAssertEqual(plan.error?.code, .scanFailed)
+        XCTAssertTrue(plan.error?.detail.contains("the library could not say") ?? false, "\(String(describing: plan.error))")
+        XCTAssertEqual(plan.reports, [])
     }
 
     func testNewPassIsOfferedAndAnnounced() throws {

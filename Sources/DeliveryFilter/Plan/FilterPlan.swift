@@ -1,3 +1,5 @@
+import Conduit
+
 /// What the filter will write, and why.
 package struct FilterPlan: Sendable {
     package enum Output: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import Conduit
 import Foundation
 import MailMIME
 import PassStore
@@ -37,7 +38,15 @@ package struct FilterScanner: FilterPassScanning {
                                       options: FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
-        return scanner.scanMessage(bytes, source: PassSourceInfo(input: "-", message: 1)).map { f in
+        let found = scanner.scanMessage(bytes, source: PassSourceInfo(input: "-", message: 1))
+        // A library that cannot say what it holds (busy past every retry, damaged) is the same
+        // failure as one that cannot be opened: the scan fails, so the message passes unchanged
+        // and the log says why (or 75 with --fail-closed, and the host retries) — never an offer
+        // silently lost because the pass looked like nothing.
+        if let problem = found.lazy.compactMap(\.libraryProblem).first {
+            throw FilterError(.scanFailed, detail: "the library could not say whether it holds a pass: \(problem)")
+        }
+        return found.map { f in
             let status = f.verdict.status.rawValue
             return FilterPassReport(status: status, library: f.library?.rawValue,
                                     action: effects.apply(status: status, state: f.library, record: f.record, library: library),
@@ -54,14 +63,19 @@ package struct FilterScanner: FilterPassScanning {
     static func mayCarryPass(_ message: MIMEMessage) -> Bool {
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
             if !Detection.labels(mimeType: part.contentType.mimeType, names: PassScanner.names(of: part)).reasons.isEmpty { return true }
-            let raw = message.rawBody(of: part)
-            switch part.transferEncoding {
-            case .base64: if ZipSignature.startsBase64(raw) { return true }
-            case .quotedPrintable: if ZipSignature.startsQuotedPrintable(raw) { return true }
-            case .sevenBit, .eightBit, .binary: if ZipSignature.starts(raw) { return true }
-            default: if ZipSignature.starts(message.decodedPrefix(of: part, maxBytes: 4)[...]) { return true }
-            }
+            if PassScanner.startsLikeZip(part, in: message) { return true }
         }
         return false
     }
 }
+
+/// "Scan these message bytes, do the library work, say what was found": the one thing the
+/// delivery filter needs from the rest of Conduit. `FilterScanner` is the real one (PassScanner +
+/// PassLibrary); tests may bring their own to exercise spooling, headers and deadlines.
+package protocol FilterPassScanning {
+    func scan(message: [UInt8]) throws -> [FilterPassReport]
+}
+
+/// Builds the scanner where the scan runs (in a child process the library is opened there, so a
+/// lock or a slow disk counts against the deadline and dies with the child).
+package typealias FilterScannerFactory = @Sendable () throws -> any FilterPassScanning

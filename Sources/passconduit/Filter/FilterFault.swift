@@ -1,15 +1,16 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DeliveryFilter
 
 /// Fault injection for the delivery-filter tests (mta-conventions §7 N1): with
 /// `PASSCONDUIT_FILTER_FAULT` set, the scanner misbehaves in the named way, so tests can show the
 /// message survives it in the real binary. `crash` traps, `hang` sleeps past any deadline,
 /// `error` throws, `slow` sleeps 200 ms and then scans.
-package enum FilterFault: String, Sendable {
+enum FilterFault: String, Sendable {
     case crash, hang, error, slow
 
-    package static let variable = "PASSCONDUIT_FILTER_FAULT"
+    static let variable = "PASSCONDUIT_FILTER_FAULT"
 
     static func wrap(_ scanner: any FilterPassScanning, environment: [String: String]) -> any FilterPassScanning {
         guard let name = environment[variable], let fault = FilterFault(rawValue: name) else { return scanner }

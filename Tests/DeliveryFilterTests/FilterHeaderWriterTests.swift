@@ -1,5 +1,5 @@
 import XCTest
-@testable import Conduit
+@testable import DeliveryFilter
 
 final class FilterHeaderWriterTests: XCTestCase {
     let writer = FilterHeaderWriter()

@@ -1,5 +1,5 @@
 import XCTest
-@testable import Conduit
+@testable import DeliveryFilter
 
 final class FilterMessageLayoutTests: XCTestCase {
     private func locate(_ s: String, whole: Bool = true) -> FilterMessageLayout {

@@ -1,0 +1,17 @@
+import XCTest
+@testable import DeliveryFilter
+
+final class FilterReportCodecTests: XCTestCase {
+    let newPass = FilterPassReport(status: "valid", library: "new", action: .offered, passTypeIdentifier: "pass.com.example.event",
+                                   serialNumber: "E-1", organizationName: "Example")
+
+    func testReportsSurviveTheChildProcessCodec() {
+        let reports = [newPass, FilterPassReport(status: "invalid", errorCode: "not-a-zip"),
+                       FilterPassReport(status: "valid", library: "update", action: .updated, organizationName: "Ünïcode,:\r\n", sha256: "ab")]
+        XCTAssertEqual(FilterReportCodec.decode(FilterReportCodec.encode(reports)), .success(reports))
+        XCTAssertEqual(FilterReportCodec.decode(FilterReportCodec.encodeFailure("boom")), .failure(FilterError(.scanFailed, detail: "boom")))
+        let good = FilterReportCodec.encode(reports)
+        for cut in 0..<good.count { XCTAssertNil(FilterReportCodec.decode(Array(good.prefix(cut))), "prefix \(cut)") }
+        XCTAssertNil(FilterReportCodec.decode(Array("R999999999:".utf8)))
+    }
+}
