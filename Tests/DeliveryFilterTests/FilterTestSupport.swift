@@ -154,7 +154,8 @@ enum NothingLost {
         }
     }
 
-    /// Removes, from the header area only, every line belonging to a field named X-Passconduit or
+    /// Removes, from the header area only (up to the first empty line, malformed lines included),
+    /// every line belonging to a field named X-Passconduit or
     /// X-Passconduit-Pass (with its continuation lines). An independent re-implementation: it works
     /// on lines, not on FilterMessageLayout.
     static func stripOwn(_ bytes: [UInt8]) -> [UInt8] {
@@ -182,8 +183,11 @@ enum NothingLost {
                     skipping = false
                     haveField = true
                     out += l
+                } else if l.elementsEqual([10]) || l.elementsEqual([13, 10]) {
+                    inHeader = false   // the empty line ends the header area
+                    out += l
                 } else {
-                    inHeader = false
+                    skipping = false   // a line that is no field: kept, and the header area goes on
                     out += l
                 }
             } else {
