@@ -311,7 +311,13 @@ def main():
         f.write("so the bytes only change when the passes do.\n\n| file | what it shows |\n|---|---|\n")
         for path, (_, what) in sorted(files.items()):
             f.write("| `" + path + "` | " + what + " |\n")
+        f.write("| `charsets.mbox`, `charsets.json` | generic.pkpass under subjects and names in 31 charsets, "
+                "and the text each must decode to (made by ../make-charset-messages.py) |\n")
     print("wrote %d files to %s" % (len(files) + 1, args.out))
+    # The folder was emptied above: remake the charset messages that live in it too.
+    import subprocess
+    subprocess.run([sys.executable, os.path.join(HERE, "make-charset-messages.py"), "--passes", args.passes,
+                    "--out", args.out], check=True)
 
 
 if __name__ == "__main__":

@@ -70,8 +70,9 @@ func dump(_ paths: [String]) throws {
                 parts.append("{" + fields.joined(separator: ",") + "}")
             }
             let defects = message.defects.map { jsonString($0.code.rawValue) }.joined(separator: ",")
+            let subject = message.subject.map { ",\"subject\":\(jsonString($0))" } ?? ""
             print("{\"input\":\(jsonString(path)),\"format\":\(jsonString("\(format)")),\"index\":\(mm.index),\"oversize\":\(mm.oversize),"
-                  + "\"raw\":\"\(Data(mm.bytes).base64EncodedString())\",\"parts\":[\(parts.joined(separator: ","))],\"defects\":[\(defects)]}")
+                  + "\"raw\":\"\(Data(mm.bytes).base64EncodedString())\",\"parts\":[\(parts.joined(separator: ","))],\"defects\":[\(defects)]\(subject)}")
         }
     }
 }

@@ -14,9 +14,17 @@ package struct ContentDisposition: Sendable, Equatable {
     /// Parses a header value. A value with no disposition token but with parameters (seen in the
     /// wild: `Content-Disposition: ; filename=x`) keeps the parameters with an empty kind.
     package static func parse(_ raw: ArraySlice<UInt8>) -> ContentDisposition {
+        var ignored: [String] = []
+        return parse(raw, unknownCharsets: &ignored)
+    }
+
+    /// As `parse(_:)`, appending charset names iconv does not know to `unknownCharsets`.
+    static func parse(_ raw: ArraySlice<UInt8>, unknownCharsets: inout [String]) -> ContentDisposition {
         var scanner = ParameterScanner(HeaderField.unfold(raw))
         scanner.skipCFWS()
         let kind = scanner.token().map(ParameterScanner.lowerString) ?? ""
-        return ContentDisposition(kind: kind, parameters: scanner.parameters().values)
+        let params = scanner.parameters()
+        unknownCharsets += params.unknownCharsets
+        return ContentDisposition(kind: kind, parameters: params.values)
     }
 }

@@ -29,13 +29,27 @@ package struct ContentType: Sendable, Equatable {
 
     /// The parameters of a value whose type/subtype is broken ("application; name=x.gz").
     package static func parseParametersOnly(_ raw: ArraySlice<UInt8>) -> [String: String] {
+        var ignored: [String] = []
+        return parseParametersOnly(raw, unknownCharsets: &ignored)
+    }
+
+    /// As `parseParametersOnly(_:)`, appending charset names iconv does not know to `unknownCharsets`.
+    static func parseParametersOnly(_ raw: ArraySlice<UInt8>, unknownCharsets: inout [String]) -> [String: String] {
         var scanner = ParameterScanner(HeaderField.unfold(raw))
         scanner.skipToFirstParameter()
-        return scanner.parameters().values
+        let params = scanner.parameters()
+        unknownCharsets += params.unknownCharsets
+        return params.values
     }
 
     /// Parses a header value; nil when it has no usable type/subtype.
     package static func parse(_ raw: ArraySlice<UInt8>) -> ContentType? {
+        var ignored: [String] = []
+        return parse(raw, unknownCharsets: &ignored)
+    }
+
+    /// As `parse(_:)`, appending charset names iconv does not know to `unknownCharsets`.
+    static func parse(_ raw: ArraySlice<UInt8>, unknownCharsets: inout [String]) -> ContentType? {
         var scanner = ParameterScanner(HeaderField.unfold(raw))
         scanner.skipCFWS()
         guard let type = scanner.token(), !type.isEmpty else { return nil }
@@ -44,6 +58,7 @@ package struct ContentType: Sendable, Equatable {
         scanner.skipCFWS()
         guard let subtype = scanner.token(), !subtype.isEmpty else { return nil }
         let params = scanner.parameters()
+        unknownCharsets += params.unknownCharsets
         return ContentType(type: ParameterScanner.lowerString(type), subtype: ParameterScanner.lowerString(subtype),
                            parameters: params.values, boundary: params.rawBoundary)
     }

@@ -5,6 +5,12 @@
 enum EncodedWords {
     /// Decodes every encoded word in `text`; bytes outside words are read as UTF-8 / Windows-1252.
     static func decode(_ text: ArraySlice<UInt8>) -> String {
+        var ignored: [String] = []
+        return decode(text, unknownCharsets: &ignored)
+    }
+
+    /// As `decode(_:)`, appending each charset name iconv does not know to `unknownCharsets`.
+    static func decode(_ text: ArraySlice<UInt8>, unknownCharsets: inout [String]) -> String {
         var out = ""
         var plainStart = text.startIndex
         var i = text.startIndex
@@ -12,7 +18,11 @@ enum EncodedWords {
         var lastWordEnd: Int? = nil
 
         func flushPending() {
-            if let p = pending { out += Charset.decode(p.bytes, charset: p.charset) }
+            if let p = pending {
+                let decoded = Charset.decodeReporting(p.bytes, charset: p.charset)
+                out += decoded.text
+                if !decoded.known { unknownCharsets.append(p.charset) }
+            }
             pending = nil
         }
 
@@ -43,6 +53,21 @@ enum EncodedWords {
         flushPending()
         out += Charset.decodeLenient(text[plainStart..<text.endIndex])
         return out
+    }
+
+    /// The charsets of the well-formed encoded words in `text` that iconv does not know (nothing is decoded).
+    static func unknownCharsets(in text: ArraySlice<UInt8>) -> [String] {
+        var found: [String] = []
+        var i = text.startIndex
+        while i + 1 < text.endIndex {
+            if text[i] == UInt8(ascii: "="), text[i + 1] == UInt8(ascii: "?"), let word = parseWord(text, at: i) {
+                if !Charset.isKnown(word.charset), !found.contains(word.charset) { found.append(word.charset) }
+                i = word.end
+            } else {
+                i += 1
+            }
+        }
+        return found
     }
 
     /// True when the bytes contain something that looks like the start of an encoded word.

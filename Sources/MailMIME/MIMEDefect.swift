@@ -37,6 +37,9 @@ package struct MIMEDefect: Sendable, Equatable, CustomStringConvertible {
         package static let encodedMessage = Code(rawValue: "encoded-message")
         /// A parameter or encoded word could not be decoded and was left as it stands.
         package static let invalidEncoding = Code(rawValue: "invalid-encoding")
+        /// An encoded word or RFC 2231 parameter names a charset iconv does not know; its bytes were
+        /// read as UTF-8 when valid, else as Windows-1252. The detail is the charset name.
+        package static let unknownCharset = Code(rawValue: "unknown-charset")
     }
 
     package var code: Code

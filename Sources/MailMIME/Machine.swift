@@ -28,8 +28,14 @@ struct Machine {
         var typeField: RawField? = nil
         var dispositionField: RawField? = nil
         var encodingField: RawField? = nil
+        var subjectField: RawField? = nil
         for field in block.fields {
             let nameLength = field.nameEnd - field.start
+            if nameLength == 7, subjectField == nil, p[field.start] | 0x20 == UInt8(ascii: "s"),
+               ByteScan.equalsLowercase(UnsafeBufferPointer(rebasing: p[field.start..<field.nameEnd]), "subject") {
+                subjectField = field
+                continue
+            }
             guard nameLength >= 12, p[field.start] | 0x20 == UInt8(ascii: "c") else { continue }
             let name = UnsafeBufferPointer(rebasing: p[field.start..<field.nameEnd])
             if ByteScan.equalsLowercase(name, "content-type") {
@@ -46,19 +52,29 @@ struct Machine {
                 }
             }
         }
+        var unknownCharsets: [String] = []
         var contentType = defaultType
         if let f = typeField {
-            if let parsed = ContentType.parse(value(of: f)) {
+            if let parsed = ContentType.parse(value(of: f), unknownCharsets: &unknownCharsets) {
                 contentType = parsed
             } else {
                 defects.append(MIMEDefect(.invalidContentType, offset: f.start, detail: "unparseable Content-Type; \(ContentType.textPlain.mimeType) assumed"))
                 // Keep its parameters (a name= matters even when the type is broken), but never a boundary.
                 contentType = .textPlain
-                contentType.parameters = ContentType.parseParametersOnly(value(of: f))
+                contentType.parameters = ContentType.parseParametersOnly(value(of: f), unknownCharsets: &unknownCharsets)
                 contentType.parameters["boundary"] = nil
             }
         }
-        let disposition = dispositionField.map { ContentDisposition.parse(value(of: $0)) }
+        let disposition = dispositionField.map { ContentDisposition.parse(value(of: $0), unknownCharsets: &unknownCharsets) }
+        // The subject is decoded on demand (MIMEMessage.subject); only its words' charset names are checked here.
+        if let f = subjectField, containsWordStart(f) {
+            unknownCharsets += EncodedWords.unknownCharsets(in: value(of: f))
+        }
+        var reportedCharsets: [String] = []
+        for name in unknownCharsets where !reportedCharsets.contains(name) && reportedCharsets.count < 8 {
+            reportedCharsets.append(name)
+            defects.append(MIMEDefect(.unknownCharset, offset: pos, detail: name))
+        }
         let encoding = encodingField.map { TransferEncoding(headerValue: value(of: $0)) } ?? .sevenBit
         if case .other(let token) = encoding {
             defects.append(MIMEDefect(.unknownTransferEncoding, offset: encodingField?.start ?? pos, detail: token))
@@ -192,6 +208,16 @@ struct Machine {
             if p[k] == 0x0A { return (level, isClose, k + 1) }
         }
         return nil
+    }
+
+    /// True when the field's value holds "=?" (read in place: most subjects have no encoded word).
+    private func containsWordStart(_ field: RawField) -> Bool {
+        var i = field.valueStart
+        while i + 1 < field.valueEnd {
+            if p[i] == UInt8(ascii: "="), p[i + 1] == UInt8(ascii: "?") { return true }
+            i += 1
+        }
+        return false
     }
 
     private func value(of field: RawField) -> ArraySlice<UInt8> {

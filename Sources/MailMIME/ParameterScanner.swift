@@ -83,6 +83,8 @@ struct ParameterScanner {
     struct Parameters {
         var values: [String: String] = [:]
         var rawBoundary: [UInt8]?
+        /// Charset names (RFC 2231 or in RFC 2047 words) that iconv does not know, in order met.
+        var unknownCharsets: [String] = []
     }
 
     private struct Section {
@@ -135,7 +137,7 @@ struct ParameterScanner {
         var result = Parameters()
         for (name, value) in plain where result.values[name] == nil {
             if name == "boundary" { result.rawBoundary = value }
-            result.values[name] = ParameterScanner.decodePlain(value)
+            result.values[name] = ParameterScanner.decodePlain(value, unknownCharsets: &result.unknownCharsets)
         }
         for base in sectionOrder {
             let parts = (sections[base] ?? []).sorted { $0.number < $1.number }
@@ -164,9 +166,11 @@ struct ParameterScanner {
             }
             let decoded: String
             if let charset, !charset.isEmpty {
-                decoded = Charset.decode(joined, charset: charset)
+                let reported = Charset.decodeReporting(joined, charset: charset)
+                decoded = reported.text
+                if !reported.known { result.unknownCharsets.append(charset) }
             } else {
-                decoded = ParameterScanner.decodePlain(joined)
+                decoded = ParameterScanner.decodePlain(joined, unknownCharsets: &result.unknownCharsets)
             }
             if base == "boundary", result.rawBoundary == nil { result.rawBoundary = joined }
             result.values[base] = decoded  // RFC 2231 form wins over the plain one
@@ -175,8 +179,8 @@ struct ParameterScanner {
     }
 
     /// A plain parameter value: RFC 2047 words decoded (common in name=/filename=), raw 8-bit read leniently.
-    static func decodePlain(_ value: [UInt8]) -> String {
-        if EncodedWords.mayContainWords(value[...]) { return EncodedWords.decode(value[...]) }
+    static func decodePlain(_ value: [UInt8], unknownCharsets: inout [String]) -> String {
+        if EncodedWords.mayContainWords(value[...]) { return EncodedWords.decode(value[...], unknownCharsets: &unknownCharsets) }
         return Charset.decodeLenient(value)
     }
 

@@ -31,10 +31,4 @@ final class DifferentialTests: XCTestCase {
         XCTAssertTrue(result.output.contains("0 unexplained"), result.output)
         print(result.output.split(separator: "\n").first ?? "")
     }
-
-    func testCharsetTablesMatchPythonCodecs() throws {
-        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let result = try run("/usr/bin/env", ["python3", here.appendingPathComponent("differential/charset_tables.py").path, "--check"])
-        XCTAssertEqual(result.status, 0, result.output)
-    }
 }

@@ -11,11 +11,16 @@ usage: differential.py --dump-tool PATH [--corpus DIR] [--allowlist FILE] [--rep
   --corpus defaults to $PASSCONDUIT_MIME_CORPUS, else /work/shared/corpus/mime, else the test
   target's Fixtures folder (a subset of the same corpus that travels with the repository).
 """
-import argparse, base64, hashlib, json, os, pathlib, subprocess, sys
+import argparse, base64, hashlib, json, os, pathlib, subprocess, sys, unicodedata
 from email import policy
 from email.parser import BytesParser
 
 HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+# Subjects and file names in every charset mail uses (Samples/make-charset-messages.py): compared
+# with Python on the parts AND the decoded subject. Text is compared in NFC: glibc composes
+# Windows-1258's combining tone marks, Python's codec keeps them decomposed (canonically equal).
+CHARSET_MBOX = REPO / "Samples" / "messages" / "charsets.mbox"
 SKIP_SUFFIXES = (".json", ".xml", ".out", ".list", ".sh", ".md", ".tsv", ".bin", ".tnef", ".txt.gz")
 
 
@@ -119,6 +124,35 @@ def main():
             if why:
                 diffs[key] = why
 
+    # Every charset message must agree exactly (no allowlist): parts, file names and subject.
+    charset_diffs = {}
+    if CHARSET_MBOX.exists():
+        proc = subprocess.run([args.dump_tool, "dump", str(CHARSET_MBOX)], capture_output=True)
+        if proc.returncode != 0:
+            print(f"dump tool failed on {CHARSET_MBOX}:\n{proc.stderr.decode(errors='replace')}", file=sys.stderr)
+            return 2
+        nfc = lambda s: unicodedata.normalize("NFC", s) if isinstance(s, str) else s
+        for line in proc.stdout.decode().splitlines():
+            d = json.loads(line)
+            key = f"{CHARSET_MBOX.name}#{d['index']}"
+            raw = base64.b64decode(d["raw"])
+            compared += 1
+            msg = BytesParser(policy=policy.default).parsebytes(raw)
+            ours = [dict(p, filename=nfc(p.get("filename"))) for p in our_parts(d["parts"])]
+            theirs = [dict(p, filename=nfc(p.get("filename"))) for p in python_parts(raw)]
+            for entry in ours + theirs:
+                if entry["filename"] is None:
+                    del entry["filename"]
+            why = classify(ours, theirs)
+            if not why and nfc(d.get("subject")) != nfc(msg["subject"]):
+                why = f"subject: we {d.get('subject')!r}, python {str(msg['subject'])!r}"
+            if not why and "unknown-charset" in d["defects"]:
+                why = "unknown-charset defect on a charset Python knows"
+            if why:
+                charset_diffs[key] = why
+    else:
+        charset_diffs["charsets.mbox"] = f"missing: {CHARSET_MBOX}"
+
     # The Fixtures folder holds copies under shorter paths (mime4j/X.msg for mime4j/testmsgs/X.msg):
     # an allowlist key matches when it ends with the fixture path minus its first folder.
     def resolve(key):
@@ -129,10 +163,11 @@ def main():
         return hits[0] if len(hits) == 1 else None
 
     unexplained = {k: v for k, v in diffs.items() if resolve(k) is None}
+    unexplained.update(charset_diffs)
     explained = {resolve(k) for k in diffs} - {None}
     present = {resolve(k) for k in seen} - {None}
     stale = [k for k in entries if k in present and k not in explained]
-    lines = [f"corpus {root}: {len(files)} files, {compared} messages compared, {len(diffs)} differ, "
+    lines = [f"corpus {root} + {CHARSET_MBOX.name}: {len(files)} files, {compared} messages compared, {len(diffs) + len(charset_diffs)} differ, "
              f"{len(diffs) - len(unexplained)} allowlisted, {len(unexplained)} unexplained, {len(stale)} stale allowlist entries"]
     lines += [f"UNEXPLAINED {k}: {v}" for k, v in sorted(unexplained.items())]
     lines += [f"STALE {k}: {entries[k]}" for k in sorted(stale)]
