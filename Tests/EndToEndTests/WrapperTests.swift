@@ -119,6 +119,13 @@ final class WrapperTests: XCTestCase {
         XCTAssertEqual(run.objects.first?["status"] as? String, "valid")
         XCTAssertEqual(run.objects.first?["sha256"] as? String, try sha256(ofSample: "passes/event-ticket.pkpass"))
 
+        // The delivery filter finds it too (its cheap pre-check lets winmail.dat through).
+        let filtered = try FilterRun.filter([UInt8](try Data(contentsOf: eml)),
+                                            arguments: ["--log", "none", "--library", sandbox.library, "--trust", Run.sample("ca/trust")],
+                                            environment: FilterRun.environment(sandbox.dir))
+        XCTAssertEqual(filtered.status, 0)
+        XCTAssertEqual(FilterPromise.ownHeaderLines(filtered.stdout).first, "X-Passconduit: 1 pass (1 new)")
+
         // Labelled application/octet-stream with another name: found from its first bytes.
         try message(attachment: dat, type: "application/octet-stream", name: "ATT00001.dat").write(to: eml)
         XCTAssertEqual(try sandbox.run("scan", ["--json", eml.path]).objects.count, 1)

@@ -48,7 +48,7 @@ package struct PassScanner: Sendable {
         base.subject = message.subject
         var found: [FoundPass] = []
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
-            if isTNEF(part, in: message) {
+            if Self.isTNEF(part, in: message) {
                 var where_ = base
                 where_.part = part.path.isEmpty ? "1" : part.path
                 where_.filename = part.filename ?? Self.names(of: part).first
@@ -91,7 +91,7 @@ package struct PassScanner: Sendable {
     }
 
     /// A TNEF part (`winmail.dat` from Outlook): by its type, its name, or its first bytes.
-    func isTNEF(_ part: MIMEPart, in message: MIMEMessage) -> Bool {
+    package static func isTNEF(_ part: MIMEPart, in message: MIMEMessage) -> Bool {
         if Self.tnefTypes.contains(Detection.essence(of: part.contentType.mimeType)) { return true }
         if Self.names(of: part).contains(where: { $0.lowercased().hasSuffix("winmail.dat") }) { return true }
         let raw = message.rawBody(of: part)
