@@ -34,28 +34,28 @@ install: build
 	if [ -d Config/trust ]; then for f in Config/trust/*; do [ -f "$$f" ] && install -m 644 "$$f" $(SHAREDIR)/trust/; done; fi
 	if [ -f Config/passconduit.magic ]; then install -m 644 Config/passconduit.magic $(SHAREDIR)/; fi
 	for f in Samples/integrations/man/*.1 $(wildcard man/*.1 Docs/*.1); do [ -f "$$f" ] && install -m 644 "$$f" $(MANDIR)/; done
-	install -m 644 Samples/integrations/desktop/passconduit.desktop $(APPDIR)/
+	install -m 644 Samples/integrations/desktop/passconduit.desktop Samples/integrations/desktop/passconduit-open.desktop $(APPDIR)/
 	if [ -f Config/config.toml ]; then install -m 644 Config/config.toml $(DOCDIR)/config.toml.example; fi
 	cp -R Samples/integrations/. $(DOCDIR)/integrations/
 	chmod -R u=rwX,go=rX $(DOCDIR)/integrations
 
-# update-desktop-database (desktop-file-utils) and update-mime-database (shared-mime-info) only refresh caches; without it the entry still
-# works, so its absence is not an error. Our mailcap lines (the ones running passconduit) are
+# update-desktop-database (desktop-file-utils) and update-mime-database (shared-mime-info) only
+# refresh caches; without them the entries still work, so its absence is not an error. Our mailcap lines (the ones running passconduit) are
 # replaced by the current ones, so running it again or after an older version leaves one set;
 # mime.types lines are added once each.
 install-user:
 	install -d $(XDG_DATA_HOME)/applications
-	install -m 644 Samples/integrations/desktop/passconduit.desktop $(XDG_DATA_HOME)/applications/
+	install -m 644 Samples/integrations/desktop/passconduit.desktop Samples/integrations/desktop/passconduit-open.desktop $(XDG_DATA_HOME)/applications/
 	if command -v update-desktop-database >/dev/null 2>&1; then update-desktop-database $(XDG_DATA_HOME)/applications; fi
 	install -d $(XDG_DATA_HOME)/mime/packages
 	install -m 644 Samples/integrations/desktop/passconduit-mime.xml $(XDG_DATA_HOME)/mime/packages/passconduit.xml
 	if command -v update-mime-database >/dev/null 2>&1; then update-mime-database $(XDG_DATA_HOME)/mime; fi
 	touch $(HOME)/.mailcap $(HOME)/.mime.types
-	tmp=$$(mktemp) && { grep -Ev 'passconduit (add|scan) ' $(HOME)/.mailcap; grep -v '^#' Samples/integrations/mutt/mailcap; } > $$tmp; cat $$tmp > $(HOME)/.mailcap; rm -f $$tmp
+	tmp=$$(mktemp) && { grep -Ev 'passconduit (add|scan|open) ' $(HOME)/.mailcap; grep -v '^#' Samples/integrations/mutt/mailcap; } > $$tmp; cat $$tmp > $(HOME)/.mailcap; rm -f $$tmp
 	grep -v '^#' Samples/integrations/mutt/mime.types | while IFS= read -r line; do [ -z "$$line" ] || grep -qxF "$$line" $(HOME)/.mime.types || printf '%s\n' "$$line" >> $(HOME)/.mime.types; done
 
 uninstall:
-	rm -f $(BINDIR)/passconduit $(MANDIR)/passconduit*.1 $(APPDIR)/passconduit.desktop
+	rm -f $(BINDIR)/passconduit $(MANDIR)/passconduit*.1 $(APPDIR)/passconduit.desktop $(APPDIR)/passconduit-open.desktop
 	rm -rf $(SHAREDIR) $(DOCDIR)
 
 check:

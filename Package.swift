@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
+        // cairo (PNG/PDF/SVG surfaces) and pango for the card (libcairo2-dev, libpango1.0-dev).
+        .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
 
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
@@ -32,13 +34,16 @@ let package = Package(
             "MailMIME", "WalletPass", "PassStore", "CMagic",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
+        // Knows nothing of mail or the library.
+        .target(name: "PassRender", dependencies: ["WalletPass", "CCairo"]),
         // The delivery filter as a process around a plan: scan (worker, report codec), library
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "PassStore", "WalletPass",
+            "Conduit", "DeliveryFilter", "PassStore", "PassRender", "WalletPass",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -35,6 +35,8 @@ package struct PassInfo: Sendable, Equatable {
     package var canUpdate: Bool
     package var signer: SignerInfo?
     package var icon: PassImage?
+    /// Every image of the pass (logo, strip, background, …), localized like the texts.
+    package var images: PassImages = .empty
     /// The `.lproj` folder used ("de"), nil when the pass has none.
     package var language: String?
     /// All `.lproj` folders of the pass.

@@ -156,6 +156,7 @@ package struct PassOpener: Sendable {
         var barcodes = d.barcodes
         for i in barcodes.indices { barcodes[i].altText = barcodes[i].altText.map(localize) }
         let foreground = d.foregroundColor?.hex
+        let images = images(archive, language: language)
 
         return PassInfo(
             passTypeIdentifier: d.passTypeIdentifier, serialNumber: d.serialNumber, teamIdentifier: d.teamIdentifier,
@@ -170,21 +171,18 @@ package struct PassOpener: Sendable {
             secondaryFields: render(d.fields.secondaryFields), auxiliaryFields: render(d.fields.auxiliaryFields),
             backFields: render(d.fields.backFields), additionalInfoFields: render(d.fields.additionalInfoFields),
             webServiceURL: d.webServiceURL, canUpdate: d.webServiceURL != nil && d.authenticationToken != nil,
-            signer: nil, icon: icon(archive, language: language), language: language, languages: folders.sorted(),
-            document: d)
+            signer: nil, icon: images.image("icon", scale: 3, ignoringCase: false), images: images, language: language,
+            languages: folders.sorted(), document: d)
     }
 
-    /// The chosen language's icon if it has one (localized images replace the root ones), else the
-    /// root's; in each the sharpest readable PNG: @3x, then @2x, then 1x.
-    private func icon(_ archive: PassArchive, language: String?) -> PassImage? {
-        for folder in [language.map { "\($0).lproj/" }, ""].compactMap({ $0 }) {
-            for name in ["icon@3x.png", "icon@2x.png", "icon.png"] {
-                let path = folder + name
-                if let bytes = archive[path], let size = PassImage.pngSize(bytes) {
-                    return PassImage(file: path, width: size.width, height: size.height, bytes: bytes)
-                }
-            }
+    /// The image files of the pass (root and `.lproj/`), looked up by name and scale.
+    private func images(_ archive: PassArchive, language: String?) -> PassImages {
+        var files: [String: [UInt8]] = [:]
+        for name in archive.names where name.lowercased().hasSuffix(".png") {
+            // AppleDouble resource forks ("__MACOSX/._icon.png") are not images.
+            if name.hasPrefix("__MACOSX/") || name.split(separator: "/").last?.hasPrefix("._") == true { continue }
+            files[name] = archive[name]
         }
-        return nil
+        return PassImages(files: files, language: language)
     }
 }

@@ -6,12 +6,12 @@ import Glibc
 /// Writes bytes to a file named with -o (replacing it atomically) or to stdout, refusing to
 /// pour binary data onto a terminal.
 enum OutputFile {
-    static func write(_ bytes: [UInt8], to path: String?, what: String) throws {
+    static func write(_ bytes: [UInt8], to path: String?, what: String, allowTerminal: Bool = false) throws {
         if let path, path != "-" {
             try writeFile(bytes, to: path, what: what)
             return
         }
-        guard isatty(1) != 1 else {
+        guard allowTerminal || isatty(1) != 1 else {
             throw CLIError("not writing the \(what) to a terminal; use -o FILE or redirect the output", status: .usage)
         }
         if let code = writeAll(bytes, to: 1) {

@@ -21,7 +21,7 @@ struct Passconduit: ParsableCommand {
         Shell completions: passconduit --generate-completion-script bash|zsh|fish
         """,
         version: "0.1.0",
-        subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, Icon.self,
+        subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, Icon.self, Render.self, Open.self,
                       Offers.self, Log.self, MailFilter.self]
     )
 

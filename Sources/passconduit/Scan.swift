@@ -30,6 +30,9 @@ struct Scan: ParsableCommand {
     @Argument(help: ArgumentHelp("Messages, mbox files, Maildir folders, passes; - for standard input.", valueName: "path"))
     var paths: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("Also draw each pass's card as DIR/<sha256>.png (in the JSON as \"render\").", valueName: "dir"))
+    var render: String?
+
     func validate() throws {
         if paths.isEmpty && isatty(0) == 1 {
             throw ValidationError("Name messages, mailboxes or passes to scan, or pipe one in (\"-\" reads standard input).")
@@ -56,11 +59,14 @@ struct Scan: ParsableCommand {
                         progress.clear()
                         found += 1
                         if let problem = pass.libraryProblem { Terminal.warn("\(problem) (library state not shown)") }
+                        let picture = render.flatMap { ScanRender.draw(pass, into: $0, context: context) }
                         if global.json {
-                            print(FoundPassJSON.object(pass).line)
+                            let object = FoundPassJSON.object(pass)
+                            print((render == nil ? object : ScanRender.adding(picture, to: object)).line)
                         } else {
                             if found > 1 { print("") }
                             print(card.render(pass, details: global.verbose))
+                            if let picture { print("  Picture     \(picture)") }
                         }
                         fflush(nil)
                     case .problem(let problem):

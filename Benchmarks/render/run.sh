@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Card rendering benchmark (issue 11): whole-process time of the release build of
+# `passconduit render PASS --format png --scale 2` for the sample boarding pass (PDF417) and
+# event ticket (QR, strip image), beside `zint` drawing the same barcode alone to a PNG (the floor
+# for the barcode part); then peak RSS. Targets: <= 40 ms per pass whole process, <= 64 MB peak RSS.
+#
+#   Benchmarks/render/run.sh            (builds the release binary first; CPU-heavy, run it alone)
+#   SKIP_BUILD=1 Benchmarks/render/run.sh
+# Needs hyperfine and zint (apt-get install hyperfine zint). Results go to stdout and
+# Benchmarks/data/render-*.json (ignored by git).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+for tool in hyperfine zint python3 /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "run.sh: $tool is required" >&2; exit 69; }
+done
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  swift build -c release --product passconduit
+fi
+bin="$root/.build/release/passconduit"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p Benchmarks/data
+export HOME="$work" XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config" SWIFT_BACKTRACE=enable=no
+
+# The barcode each pass shows (first of `barcodes`), for zint: message bytes in a file, binary mode.
+barcode() {  # pass -> prints "symbology file"
+  python3 - "$1" "$work" <<'PY'
+import json, sys, zipfile
+pj = json.loads(zipfile.ZipFile(sys.argv[1]).read("pass.json"))
+b = (pj.get("barcodes") or [pj.get("barcode")])[0]
+sym = {"PKBarcodeFormatQR": "58", "PKBarcodeFormatPDF417": "55", "PKBarcodeFormatAztec": "92", "PKBarcodeFormatCode128": "20"}[b["format"]]
+path = sys.argv[2] + "/message-" + sym
+open(path, "wb").write(b["message"].encode(b.get("messageEncoding", "iso-8859-1").replace("iso-8859-1", "latin-1")))
+print(sym, path)
+PY
+}
+
+for name in boarding-pass event-ticket; do
+  pass="$root/Samples/passes/$name.pkpass"
+  read -r sym file < <(barcode "$pass")
+  "$bin" render "$pass" --trust "$root/Samples/ca/trust" -o "$work/$name.png"   # warm caches, check it works
+  hyperfine --warmup 3 --runs 30 -N --export-json "Benchmarks/data/render-$name.json" \
+    -n "passconduit render $name (PNG 2x)" "$bin render $pass --trust $root/Samples/ca/trust --format png --scale 2 -o $work/out.png" \
+    -n "zint barcode alone" "zint -b $sym --binary --quietzones --scale 2 -i $file -o $work/zint.png"
+  python3 - "Benchmarks/data/render-$name.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+ours, zint = r[0]["median"] * 1000, r[1]["median"] * 1000
+print(f"median: passconduit {ours:.1f} ms, zint {zint:.1f} ms, ratio {ours / zint:.2f}x (target <= 40 ms)")
+PY
+  /usr/bin/time -f "peak RSS passconduit render $name: %M KB (target <= 65536 KB)" \
+    "$bin" render "$pass" --trust "$root/Samples/ca/trust" --format png --scale 2 -o "$work/out.png"
+  /usr/bin/time -f "peak RSS zint: %M KB" zint -b "$sym" --binary --quietzones --scale 2 -i "$file" -o "$work/zint.png"
+done

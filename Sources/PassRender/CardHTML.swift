@@ -1,0 +1,223 @@
+import Foundation
+import WalletPass
+
+/// The card as one self-contained HTML page: images inlined as `data:` PNGs, the barcode as inline
+/// SVG, no script, a Content-Security-Policy that forbids every fetch, all pass text escaped, and
+/// links only where they are http, https, tel or mailto. Laid out from the same `CardModel` as
+/// the cairo outputs, with CSS standing in for pango.
+enum CardHTML {
+    static let contentSecurityPolicy =
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    static func page(_ m: CardModel, side: RenderSide, images: [String: PassImage], width: Double, language: String?) -> String {
+        let e = HTMLText.escape
+        var h = """
+        <!DOCTYPE html>
+        <html lang="\(e(language ?? "en"))">
+        <head>
+        <meta charset="utf-8">
+        <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
+        <meta name="referrer" content="no-referrer">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <title>\(e(m.organization))\(m.passDescription.isEmpty ? "" : " · " + e(m.passDescription))</title>
+        <style>\(css)</style>
+        </head>
+        <body>
+        <main>
+
+        """
+        if side != .back { h += front(m, images: images, width: width) }
+        if side != .front { h += back(m, width: width) }
+        h += "</main>\n</body>\n</html>\n"
+        return h
+    }
+
+    static let css = """
+
+    :root { color-scheme: light dark; }
+    body { margin: 0; padding: 24px 12px; background: #eceff1; color: #111;
+      font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
+    main { display: flex; flex-direction: column; align-items: center; gap: 24px; }
+    .card { position: relative; overflow: hidden; border-radius: 10px; box-sizing: border-box; padding: 12px;
+      background: var(--bg); color: var(--fg); box-shadow: 0 1px 4px rgba(0,0,0,.25); }
+    .card.eventTicket { -webkit-mask: radial-gradient(circle 16px at 50% 0, transparent 15.5px, #000 16px);
+      mask: radial-gradient(circle 16px at 50% 0, transparent 15.5px, #000 16px); }
+    .card.coupon { border-top-left-radius: 0; border-top-right-radius: 0;
+      -webkit-mask: radial-gradient(circle 4px at 6px 0, transparent 3.5px, #000 4px) 0 0 / 12px 100% repeat-x;
+      mask: radial-gradient(circle 4px at 6px 0, transparent 3.5px, #000 4px) 0 0 / 12px 100% repeat-x; }
+    .bgimg { position: absolute; inset: -20px; background-size: cover; background-position: center;
+      filter: blur(12px); z-index: 0; }
+    .card > *:not(.bgimg) { position: relative; z-index: 1; }
+    header { display: flex; align-items: center; gap: 8px; min-height: 40px; margin-bottom: 8px; }
+    header .logo { max-width: 120px; max-height: 40px; }
+    header .logotext { font-weight: bold; font-size: 15px; flex: 1; overflow: hidden; white-space: nowrap;
+      text-overflow: ellipsis; }
+    header .hf { display: flex; gap: 8px; margin-left: auto; }
+    .f { display: flex; flex-direction: column; min-width: 0; }
+    .l { color: var(--label); font-size: 9px; font-weight: bold; letter-spacing: .02em; overflow-wrap: anywhere; }
+    .v { font-size: 14px; overflow-wrap: anywhere; }
+    header .f { text-align: right; max-width: 150px; }
+    header .v { font-size: 14px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .mark { margin: 0 -12px 6px; padding: 4px 12px; font-size: 10px; font-weight: bold; text-align: center;
+      color: #fff; }
+    .mark.notVerified { background: #c72929; } .mark.voided { background: #424242; } .mark.expired { background: #d95900; }
+    .strip { margin: 0 -12px 8px; background-size: cover; background-position: center; display: flex;
+      align-items: flex-end; padding: 12px; color: var(--strip); }
+    .strip .v { font-size: 36px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .strip .l { color: var(--strip); font-size: 11px; }
+    .primary { margin-bottom: 8px; }
+    .primary .v { font-size: 28px; }
+    .boarding { display: flex; align-items: flex-end; margin-bottom: 8px; }
+    .boarding .f { flex: 1; }
+    .boarding .v { font-size: 30px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .boarding .glyph { width: 36px; text-align: center; font-size: 22px; color: var(--label); padding-bottom: 4px; }
+    .with-thumb { display: flex; gap: 8px; } .with-thumb > div { flex: 1; min-width: 0; }
+    .thumb { max-width: 90px; max-height: 90px; align-self: flex-start; }
+    .row { display: flex; gap: 8px; margin-bottom: 8px; }
+    .row .f { flex: 1; }
+    .footer { display: block; margin: 0 auto 8px; max-width: 286px; max-height: 15px; }
+    figure { margin: 0 auto; background: #fff; color: #000; border-radius: 6px; padding: 8px; width: fit-content;
+      text-align: center; }
+    figure svg { display: block; image-rendering: pixelated; shape-rendering: crispEdges; }
+    figcaption { font-size: 11px; margin-top: 4px; overflow-wrap: anywhere; }
+    .nocode { font-family: "DejaVu Sans Mono", monospace; font-size: 11px; overflow-wrap: anywhere; }
+    .nocode small { display: block; color: #9b1a1a; font-family: "DejaVu Sans", sans-serif; margin-top: 4px; }
+    .back { background: #fafafa; color: #1a1a1a; border-radius: 10px; padding: 12px; box-sizing: border-box;
+      box-shadow: 0 1px 4px rgba(0,0,0,.25); }
+    .back h1 { font-size: 15px; margin: 0 0 2px; } .back p.d { font-size: 11px; color: #666; margin: 0 0 10px; }
+    .back dt { font-size: 9px; font-weight: bold; color: #666; margin-top: 10px; }
+    .back dd { margin: 2px 0 0; font-size: 11px; overflow-wrap: anywhere; }
+    .back a { color: #0a58ca; }
+    @media (prefers-color-scheme: dark) {
+      body { background: #121212; color: #eee; }
+      .back { background: #1e1e1e; color: #eee; } .back dt, .back p.d { color: #aaa; } .back a { color: #8ab4f8; }
+    }
+    @media print { body { background: #fff; } .card, .back { box-shadow: none; print-color-adjust: exact;
+      -webkit-print-color-adjust: exact; } }
+
+    """
+
+    static func dataURL(_ image: PassImage) -> String {
+        "data:image/png;base64," + Data(image.bytes).base64EncodedString()
+    }
+
+    static func cell(_ c: FieldCell, align: CellAlignment? = nil) -> String {
+        let a = align ?? c.alignment
+        let style: String
+        switch a {
+        case .natural: style = ""
+        case .left: style = " style=\"text-align:left\""
+        case .center: style = " style=\"text-align:center\""
+        case .right: style = " style=\"text-align:right\""
+        }
+        return "<div class=\"f\" dir=\"auto\"\(style)><span class=\"l\">\(HTMLText.escape(c.label))</span>"
+            + "<span class=\"v\">\(HTMLText.escape(c.value))</span></div>"
+    }
+
+    static func front(_ m: CardModel, images: [String: PassImage], width: Double) -> String {
+        let e = HTMLText.escape
+        let c = m.colors
+        var h = "<section class=\"card \(m.kind.rawValue)\" aria-label=\"front of the pass\" style=\"width:\(Int(width))px;"
+            + "--bg:\(c.background.css);--fg:\(c.foreground.css);--label:\(c.label.css);--strip:\(c.stripText.css)\">\n"
+        if let bg = images["background"] {
+            h += "<div class=\"bgimg\" style=\"background-image:url(\(dataURL(bg)))\"></div>\n"
+        }
+        h += "<header>"
+        if let logo = images["logo"] { h += "<img class=\"logo\" alt=\"\" src=\"\(dataURL(logo))\">" }
+        if let text = m.logoText ?? (images["logo"] == nil ? m.organization : nil) {
+            h += "<span class=\"logotext\" dir=\"auto\">\(e(text))</span>"
+        }
+        if !m.headerFields.isEmpty {
+            h += "<div class=\"hf\">" + m.headerFields.map { cell($0, align: $0.alignment == .natural ? .right : $0.alignment) }.joined() + "</div>"
+        }
+        h += "</header>\n"
+        for mark in m.marks { h += "<div class=\"mark \(mark.kind.rawValue)\" role=\"alert\">\(e(mark.text))</div>\n" }
+        let thumb = images["thumbnail"]
+        var rows = m.rows
+        if let strip = images["strip"] {
+            let height = m.kind == .eventTicket ? 98 : (m.kind == .coupon || m.kind == .storeCard) ? 144 : 123
+            h += "<div class=\"strip\" style=\"height:\(height - 24)px;background-image:url(\(dataURL(strip)))\">"
+            if let p = m.primaryFields.first {
+                h += "<div class=\"f\" dir=\"auto\"><span class=\"v\">\(e(p.value))</span><span class=\"l\">\(e(p.label))</span></div>"
+            }
+            h += "</div>\n"
+        } else if m.kind == .boardingPass, !m.primaryFields.isEmpty {
+            h += "<div class=\"boarding\">" + cell(m.primaryFields[0])
+            if let glyph = m.transitGlyph {
+                h += "<div class=\"glyph\" role=\"img\" aria-label=\"\(e(m.transitName ?? "to"))\">\(e(glyph))</div>"
+            }
+            if m.primaryFields.count > 1 { h += cell(m.primaryFields[1], align: .right) }
+            h += "</div>\n"
+        } else {
+            var inner = ""
+            if let p = m.primaryFields.first { inner += "<div class=\"primary\">" + cell(p, align: .natural) + "</div>" }
+            if thumb != nil, !rows.isEmpty { inner += row(rows.removeFirst()) }
+            if let thumb {
+                h += "<div class=\"with-thumb\"><div>\(inner)</div><img class=\"thumb\" alt=\"\" src=\"\(dataURL(thumb))\"></div>\n"
+            } else {
+                h += inner
+            }
+        }
+        for r in rows { h += row(r) }
+        if let footer = images["footer"] { h += "<img class=\"footer\" alt=\"\" src=\"\(dataURL(footer))\">\n" }
+        if let barcode = m.barcode { h += figure(barcode) }
+        h += "</section>\n"
+        return h
+    }
+
+    static func row(_ r: [FieldCell]) -> String {
+        "<div class=\"row\">" + r.enumerated().map { i, c in
+            cell(c, align: c.alignment == .natural && r.count > 1 && i == r.count - 1 ? .right : c.alignment)
+        }.joined() + "</div>\n"
+    }
+
+    /// The barcode as an SVG of whole CSS pixels per module, with its quiet zone, on white.
+    static func figure(_ b: CardBarcode) -> String {
+        let e = HTMLText.escape
+        var h = "<figure>"
+        switch b.content {
+        case .modules(let m):
+            guard let g = CardPainter.barcodeGeometry(b, pixelsPerPoint: 1) else { return "" }
+            let rowScale = g.moduleHeight / g.module
+            var d = ""
+            for run in m.runs {
+                let y = Double(run.y) * rowScale + Double(m.quietY)
+                d += "M\(run.x + m.quietX) \(fmt(y))h\(run.length)v\(fmt(rowScale))h-\(run.length)z"
+            }
+            h += "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"\(e(b.format)) barcode\" "
+                + "width=\"\(fmt(g.outerWidth))\" height=\"\(fmt(g.outerHeight))\" "
+                + "viewBox=\"0 0 \(m.outerWidth) \(fmt(g.outerHeight / g.module))\" shape-rendering=\"crispEdges\">"
+                + "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/><path fill=\"#000\" d=\"\(d)\"/></svg>"
+        case .text(let message, let reason):
+            h += "<div class=\"nocode\">\(e(FieldCell.cut(message, to: 600)))<small>\(e(reason))</small></div>"
+        }
+        if let alt = b.altText, !alt.isEmpty { h += "<figcaption dir=\"auto\">\(e(FieldCell.cut(alt, to: 200)))</figcaption>" }
+        h += "</figure>\n"
+        return h
+    }
+
+    static func fmt(_ v: Double) -> String {
+        v == v.rounded() ? String(Int(v)) : String(format: "%.4f", v)
+    }
+
+    static func back(_ m: CardModel, width: Double) -> String {
+        let e = HTMLText.escape
+        var h = "<section class=\"back\" aria-label=\"back of the pass\" style=\"width:\(Int(width))px\">\n"
+        h += "<h1 dir=\"auto\">\(e(m.organization))</h1>"
+        if !m.passDescription.isEmpty, m.passDescription != m.organization {
+            h += "<p class=\"d\" dir=\"auto\">\(e(m.passDescription))</p>"
+        }
+        h += "\n<dl>\n"
+        for f in m.backFields {
+            let value = f.attributed.map(HTMLText.attributed) ?? HTMLText.linkified(f.value)
+            h += "<dt dir=\"auto\">\(e(f.label))</dt><dd dir=\"auto\">\(value)</dd>\n"
+        }
+        if m.omittedBackFields > 0 { h += "<dt></dt><dd>\(m.omittedBackFields) more back fields are not shown.</dd>\n" }
+        if !m.changeNotices.isEmpty {
+            h += "<dt>WHEN THIS PASS CHANGES, YOU ARE TOLD</dt><dd>" + m.changeNotices.map(e).joined(separator: "<br>") + "</dd>\n"
+        }
+        h += "</dl>\n</section>\n"
+        return h
+    }
+}

@@ -1,0 +1,227 @@
+import CCairo
+import Foundation
+import WalletPass
+
+package enum RenderFormat: String, Sendable, CaseIterable {
+    case png, pdf, svg, html
+}
+
+package enum RenderSide: String, Sendable, CaseIterable {
+    case front, back, both
+}
+
+/// The printed page for PDF output.
+package enum PaperSize: String, Sendable {
+    case a4, letter
+
+    /// Size in PDF points.
+    var points: (width: Double, height: Double) { self == .a4 ? (595.276, 841.89) : (612, 792) }
+
+    /// Letter where the locale's region uses it (LC_ALL, LC_PAPER, LANG, as glibc looks), A4 elsewhere.
+    package static func forLocale(_ environment: [String: String]) -> PaperSize {
+        let locale = [environment["LC_ALL"], environment["LC_PAPER"], environment["LANG"]]
+            .compactMap { $0 }.first { !$0.isEmpty } ?? ""
+        var region = Substring(locale)
+        if let us = region.firstIndex(of: "_") { region = region[region.index(after: us)...] } else { return .a4 }
+        region = region.prefix { $0.isLetter }
+        let letterRegions: Set<String> = ["US", "CA", "MX", "CL", "CO", "VE", "PH", "CR", "GT", "SV", "NI", "PA", "PR", "DO", "BO"]
+        return letterRegions.contains(region.uppercased()) ? .letter : .a4
+    }
+}
+
+/// What to render and how.
+package struct RenderRequest: Sendable {
+    package var format: RenderFormat
+    /// Device pixels per card point for PNG (1, 2 or 3).
+    package var scale: Int
+    package var side: RenderSide
+    package var paper: PaperSize
+    package var now: Date
+    package var imageLimits: ImageLimits
+
+    package init(format: RenderFormat, scale: Int = 2, side: RenderSide = .front, paper: PaperSize = .a4,
+                 now: Date = Date(), imageLimits: ImageLimits = .init()) {
+        self.format = format
+        self.scale = scale
+        self.side = side
+        self.paper = paper
+        self.now = now
+        self.imageLimits = imageLimits
+    }
+}
+
+package struct RenderOutput: Sendable {
+    package var bytes: [UInt8]
+    /// Things left out or changed on the way (skipped images, replaced colours), for --verbose.
+    package var notes: [String]
+}
+
+/// A pass drawn: the `CardModel` laid out once, then painted on a cairo image (PNG), PDF or SVG
+/// surface by the one `CardPainter`, or written as HTML.
+package enum PassRenderer {
+    /// PDF: card points to printed points, so the card comes out at a phone's true size
+    /// (0.2 mm per point: a 320 pt card is 64 mm wide).
+    static let printScale = 0.2 / 25.4 * 72
+    static let pdfMargin = 48.0
+    static let gap = 16.0
+
+    package static func render(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?,
+                               request: RenderRequest) throws -> RenderOutput {
+        let scale = min(max(request.scale, 1), 3)
+        var model = CardModel(info: info, status: status, error: error, barcode: barcode,
+                              scale: request.format == .png ? scale : 3, now: request.now)
+        // Decode each image the style uses, within the limits; a bad one is left out, with a note.
+        var budget = request.imageLimits.maxTotalPixels
+        var pictures: [String: PassPicture] = [:]
+        var images: [String: PassImage] = [:]
+        let slots: [(String, PassImage?)] = [("logo", model.logo), ("strip", model.strip), ("background", model.background),
+                                              ("thumbnail", model.thumbnail), ("footer", model.footer)]
+        for (name, image) in slots {
+            guard let image else { continue }
+            switch PassPicture.decode(image, limits: request.imageLimits, budget: &budget) {
+            case .success(let p):
+                pictures[name] = p
+                images[name] = image
+            case .failure(let problem):
+                model.notes.append(problem.description)
+            }
+        }
+        if let bg = pictures["background"] {
+            model.colors = CardColors(document: info.document, backgroundImageLuminance: bg.meanLuminance)
+        }
+        model.logo = images["logo"]
+        model.strip = images["strip"]
+        model.background = images["background"]
+        model.thumbnail = images["thumbnail"]
+        model.footer = images["footer"]
+
+        switch request.format {
+        case .html:
+            let width = measureWidth(model, pictures: pictures)
+            let page = CardHTML.page(model, side: request.side, images: images, width: width, language: info.language)
+            return RenderOutput(bytes: Array(page.utf8), notes: model.notes)
+        case .png, .svg:
+            return RenderOutput(bytes: try drawImage(model, pictures: pictures, request: request, scale: scale), notes: model.notes)
+        case .pdf:
+            return RenderOutput(bytes: try drawPDF(model, pictures: pictures, request: request, title: info.description),
+                                notes: model.notes)
+        }
+    }
+
+    /// A scratch context for the measuring pass.
+    private static func withScratch<T>(_ body: (OpaquePointer) -> T) -> T {
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)!
+        let cr = cairo_create(surface)!
+        defer {
+            cairo_destroy(cr)
+            cairo_surface_destroy(surface)
+        }
+        return body(cr)
+    }
+
+    static func measureWidth(_ model: CardModel, pictures: [String: PassPicture]) -> Double {
+        withScratch { CardPainter(cr: $0, model: model, pictures: pictures, pixelsPerPoint: 1, drawing: false).width }
+    }
+
+    /// PNG and SVG: front, back or both stacked, on a transparent background.
+    static func drawImage(_ model: CardModel, pictures: [String: PassPicture], request: RenderRequest, scale: Int) throws -> [UInt8] {
+        let s = request.format == .png ? Double(scale) : 1
+        let (width, frontHeight, backHeight): (Double, Double, Double) = withScratch { cr in
+            let p = CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: s, drawing: false)
+            let f = request.side == .back ? 0 : p.front(x: 0, y: 0, height: nil).rounded(.up)
+            let b = request.side == .front ? 0 : p.back(x: 0, y: 0, width: p.width, height: nil).rounded(.up)
+            return (p.width, f, b)
+        }
+        let height = frontHeight + backHeight + (request.side == .both ? gap : 0)
+        let sink = ByteSink()
+        let unmanaged = Unmanaged.passRetained(sink)
+        defer { unmanaged.release() }
+        let surface: OpaquePointer
+        if request.format == .png {
+            // Bounded: a card is at most a few thousand pixels each way (fields and texts are capped).
+            guard width * s <= 8192, height * s <= 32_768 else {
+                throw RenderProblem.output("the card would be \(Int(width * s)) × \(Int(height * s)) pixels, too large to draw")
+            }
+            surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width * s), Int32(height * s))
+        } else {
+            surface = cairo_svg_surface_create_for_stream(writeToSink, unmanaged.toOpaque(), width, height)
+            cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
+        }
+        defer { cairo_surface_destroy(surface) }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            throw RenderProblem.output("cannot create the drawing surface: " + String(cString: cairo_status_to_string(cairo_surface_status(surface))))
+        }
+        let cr = cairo_create(surface)!
+        cairo_scale(cr, s, s)
+        let painter = CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: s, drawing: true)
+        if request.side != .back { _ = painter.front(x: 0, y: 0, height: frontHeight) }
+        if request.side != .front {
+            _ = painter.back(x: 0, y: request.side == .both ? frontHeight + gap : 0, width: painter.width, height: backHeight)
+        }
+        cairo_destroy(cr)
+        if request.format == .png {
+            cairo_surface_flush(surface)
+            let status = cairo_surface_write_to_png_stream(surface, writeToSink, unmanaged.toOpaque())
+            guard status == CAIRO_STATUS_SUCCESS else {
+                throw RenderProblem.output("cannot encode the PNG: " + String(cString: cairo_status_to_string(status)))
+            }
+        } else {
+            cairo_surface_finish(surface)
+        }
+        return sink.bytes
+    }
+
+    /// PDF: the card at true size at the top of an A4 or Letter page, the back fields below it
+    /// at reading size, continuing on further pages as needed.
+    static func drawPDF(_ model: CardModel, pictures: [String: PassPicture], request: RenderRequest, title: String) throws -> [UInt8] {
+        let page = request.paper.points
+        let k = printScale
+        let frontHeight: Double = withScratch { cr in
+            CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: 1, drawing: false).front(x: 0, y: 0, height: nil)
+        }
+        let sink = ByteSink()
+        let unmanaged = Unmanaged.passRetained(sink)
+        defer { unmanaged.release() }
+        let surface = cairo_pdf_surface_create_for_stream(writeToSink, unmanaged.toOpaque(), page.width, page.height)!
+        defer { cairo_surface_destroy(surface) }
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, FieldCell.cut(title, to: 200))
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "passconduit")
+        let cr = cairo_create(surface)!
+        let painter = CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: 1, drawing: true)
+        var y = pdfMargin
+        if request.side != .back {
+            cairo_save(cr)
+            cairo_translate(cr, (page.width - painter.width * k) / 2, y)
+            cairo_scale(cr, k, k)
+            _ = painter.front(x: 0, y: 0, height: frontHeight)
+            cairo_restore(cr)
+            y += frontHeight * k + 24
+        }
+        if request.side != .front {
+            let width = page.width - 2 * pdfMargin
+            _ = painter.back(x: pdfMargin, y: y, width: width, height: nil, pageBottom: page.height - pdfMargin) {
+                cairo_show_page(cr)
+                return pdfMargin
+            }
+        }
+        cairo_show_page(cr)
+        cairo_destroy(cr)
+        cairo_surface_finish(surface)
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            throw RenderProblem.output("cannot write the PDF: " + String(cString: cairo_status_to_string(cairo_surface_status(surface))))
+        }
+        return sink.bytes
+    }
+}
+
+/// Collects what cairo writes.
+final class ByteSink {
+    var bytes: [UInt8] = []
+}
+
+private let writeToSink: cairo_write_func_t = { closure, data, length in
+    guard let closure else { return CAIRO_STATUS_WRITE_ERROR }
+    let sink = Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue()
+    if let data, length > 0 { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length))) }
+    return CAIRO_STATUS_SUCCESS
+}
