@@ -11,11 +11,18 @@ final class ReadmeTests: XCTestCase {
         sandbox = try Sandbox()
     }
 
-    /// Every indented `passconduit …` line of README.md, in order.
+    /// The indented `passconduit …` lines of README.md that a new user can type as they stand, in
+    /// order: those working on the repository's own files (`Samples/…`) and those naming no file
+    /// at all. Lines naming a placeholder (`ticket.pkpass`, an ID like `3fa2c1` with `-o x.pdf`)
+    /// show a shape, not a command to run here.
     static func readmeCommands() throws -> [String] {
         let text = try String(contentsOf: Run.root.appendingPathComponent("README.md"), encoding: .utf8)
         return text.split(separator: "\n").filter { $0.hasPrefix("    passconduit ") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { line in
+                line.contains("Samples/")
+                    || !line.split(separator: " ").dropFirst().contains { !$0.hasPrefix("-") && ($0.contains(".") || $0.contains("/")) }
+            }
     }
 
     /// Runs `script/link-command` into a folder of the sandbox, as bootstrap does into /usr/local/bin.
