@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
+        // Pass dates as RFC 5545 calendar events (the `calendar` command).
+        .target(name: "PassCalendar", dependencies: ["WalletPass"]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // Detection, scanning pipeline, add-flow decisions, config.
@@ -43,7 +45,7 @@ let package = Package(
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "PassStore", "PassRender", "WalletPass",
+            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "PassCalendar",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -60,8 +62,9 @@ let package = Package(
 
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "MailMIME", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
             "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

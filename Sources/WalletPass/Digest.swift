@@ -2,10 +2,10 @@ import COpenSSL
 import Foundation
 
 /// SHA-1 / SHA-256 through OpenSSL's EVP interface, as lowercase hex.
-enum Digest {
-    enum Algorithm: String { case sha1 = "SHA-1", sha256 = "SHA-256" }
+package enum Digest {
+    package enum Algorithm: String { case sha1 = "SHA-1", sha256 = "SHA-256" }
 
-    static func hex<C: ContiguousBytes>(_ algorithm: Algorithm, _ bytes: C) -> String {
+    package static func hex<C: ContiguousBytes>(_ algorithm: Algorithm, _ bytes: C) -> String {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let md = algorithm == .sha1 ? FetchedDigest.sha1.md : FetchedDigest.sha256.md

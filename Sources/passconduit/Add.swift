@@ -51,6 +51,9 @@ struct Add: ParsableCommand {
     var paths: [String] = []
 
     func validate() throws {
+        if global.json {
+            throw ValidationError("--json: add has no JSON output: it asks and adds. To see what it would do as JSON, run \"passconduit scan --json\" on the same inputs.")
+        }
         if (!offer.isEmpty || offers) && !paths.isEmpty {
             throw ValidationError("Give either inputs or --offer/--offers, not both.")
         }
@@ -86,6 +89,8 @@ struct AddSession {
     var shown = 0
     var refused = false
     var unasked = false
+    /// The exit status of the first pass that could not be stored (the run goes on).
+    var failed: ExitStatus?
 
     init(context: Context, library: PassLibrary, yes: Bool, allowUntrusted: Bool) {
         self.context = context
@@ -112,10 +117,18 @@ struct AddSession {
                 }
             }
         }
-        // Bundles and mailboxes can carry the same pass twice; offer it once.
+        // Bundles and mailboxes can carry the same pass twice; offer it once. One run can also
+        // meet two versions of a pass (a ticket and its later update): each is decided against
+        // the library as it is when its turn comes, so the second is an update (or stale), not
+        // a second "new". A pass that fails to be stored is reported and the rest still go.
         var seen = Set<String>()
         for pass in found where seen.insert(pass.verdict.sha256).inserted {
-            try handle(pass, offerID: nil)
+            do {
+                try handle(current(pass), offerID: nil)
+            } catch let error as CLIError {
+                Terminal.warn(error.message)
+                if failed == nil { failed = error.status }
+            }
         }
         return outcome(nothingFound: found.isEmpty, problems: problems)
     }
@@ -163,6 +176,14 @@ struct AddSession {
         return outcome(nothingFound: false, problems: [])
     }
 
+    /// `found` with its library state as of now (the scan decided it before this run added anything).
+    func current(_ found: FoundPass) -> FoundPass {
+        guard found.verdict.status != .invalid, let record = found.record else { return found }
+        var found = found
+        (found.library, found.libraryProblem) = PassScanner.state(of: record, in: library)
+        return found
+    }
+
     mutating func handle(_ found: FoundPass, offerID: Int64?) throws {
         // The library could not say whether it holds this pass: deciding "new" would misreport it.
         if let problem = found.libraryProblem { _ = try guarded { throw problem } }
@@ -171,7 +192,7 @@ struct AddSession {
         print(card.render(found, details: true))
         switch AddDecision.of(found, allowUntrusted: allowUntrusted) {
         case .refuse(let message, _):
-            print(message)
+            print(TerminalText.line(message))
             refused = true
         case .alreadyContained:
             print("Already in your library.")
@@ -206,13 +227,13 @@ struct AddSession {
         }
         print("This update changes:")
         for change in changes {
-            let name = change.label.map { $0.isEmpty ? change.key : $0 } ?? change.key
+            let name = TerminalText.line(change.label.map { $0.isEmpty ? change.key : $0 } ?? change.key)
             if let message = change.message {
-                print("  • \(message)")
+                print("  • " + TerminalText.line(message))
             } else if let new = change.newValue {
-                print("  • \(name): \(change.oldValue ?? "(none)") → \(new)")
+                print("  • \(name): " + TerminalText.line("\(change.oldValue ?? "(none)") → \(new)"))
             } else {
-                print("  • \(name) removed (was \(change.oldValue ?? ""))")
+                print("  • \(name) removed (was " + TerminalText.line(change.oldValue ?? "") + ")")
             }
         }
     }
@@ -237,6 +258,7 @@ struct AddSession {
             if status == .noPassFound { Terminal.warn("no pass found") }
             return status
         }
+        if let failed { return failed }
         if unasked { return .usage }
         if refused { return .dataError }
         return .success

@@ -29,15 +29,39 @@ struct Context {
 
     var limits: Limits { config.limits }
 
+    /// The pass opener over the trust anchors. A folder that cannot be loaded is an error: a
+    /// `--trust` folder is a missing input (66); one the config file names is a configuration
+    /// error (78), as for any other broken setting. A `--trust` folder holding no certificate is
+    /// warned about: every pass it was meant to vouch for would read "untrusted".
     func opener() throws -> PassOpener {
+        let store: TrustStore
         do {
-            return try setup.opener()
+            store = try setup.trustStore()
         } catch let error as TrustStoreError {
             // Say what the path was for: "/x: no such file or folder" read like a missing input.
+            let named = config.trustDirectories.contains { Self.path(error.path, isIn: $0) }
+                && !options.trust.contains { Self.path(error.path, isIn: $0) }
+            if named {
+                let file = config.file.map { " named in \($0)" } ?? " named in the configuration"
+                throw CLIError("cannot load the trust anchors\(file): \(error)", status: .configError)
+            }
             throw CLIError("cannot load the trust anchors: \(error)", status: .noInput)
         } catch {
             throw CLIError("\(error)", status: .noInput)
         }
+        for folder in options.trust where !store.files.contains(where: { Self.path($0, isIn: folder) }) {
+            Terminal.warn("\(folder): no certificate (.pem, .crt, .cer, .der) in this trust folder; passes it should vouch for will read \"untrusted\"")
+        }
+        return PassOpener(trust: store, limits: limits.pass, preferredLanguages: setup.preferredLanguages)
+    }
+
+    /// Whether `path` is `folder` itself or a file directly in it.
+    static func path(_ path: String, isIn folder: String) -> Bool {
+        var folder = folder
+        while folder.count > 1 && folder.hasSuffix("/") { folder.removeLast() }
+        if path == folder { return true }
+        guard let slash = path.lastIndex(of: "/") else { return false }
+        return path[..<slash] == folder
     }
 
     var libraryPath: String { setup.libraryPath }
@@ -71,8 +95,24 @@ struct Context {
         return stored
     }
 
+    /// "type/serial" (both parts non-empty), or 4 to 64 hex digits: the forms `PassLibrary.resolve` reads.
+    static func isWellFormedID(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let slash = trimmed.firstIndex(of: "/") {
+            return slash != trimmed.startIndex && trimmed.index(after: slash) != trimmed.endIndex
+        }
+        return (4...64).contains(trimmed.utf8.count) && trimmed.utf8.allSatisfy {
+            (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0)
+        }
+    }
+
     /// Resolves "type/serial" or a short SHA-256 prefix to a pass in the library.
+    /// An ID that is neither form is a usage error (64), like any other malformed argument; a
+    /// well-formed ID that names no pass is a missing input (66).
     func resolve(_ text: String, in library: PassLibrary) throws -> PassID {
+        if !Self.isWellFormedID(text) {
+            throw CLIError("“\(text)” is not a pass ID: give passTypeIdentifier/serialNumber or at least 4 hex digits of its SHA-256 (see: passconduit list)", status: .usage)
+        }
         do {
             return try library.resolve(text)
         } catch let error as LibraryError {

@@ -1,16 +1,32 @@
 import ArgumentParser
 import Conduit
 import Foundation
+import PassStore
+import WalletPass
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a pass's original .pkpass bytes, unchanged.",
+        abstract: "Write passes' original bytes: one .pkpass, a .pkpasses backup, or a scrubbed copy.",
         discussion: """
-        The exported file is byte-identical to the one that was added, so its signature still verifies.
+        One pass is written as its original .pkpass, byte-identical to the one that was added, so \
+        its signature still verifies. Several passes, --all, or an output file ending in .pkpasses \
+        give a .pkpasses bundle of the original bytes (Wallet, KDE Itinerary and FossWallet open \
+        it); "passconduit add FILE.pkpasses" restores it into a library: passes already there stay, \
+        newer versions update them.
+
+        --scrub writes a copy of one pass for a bug report: structure, keys, styles, images and \
+        sizes stay; field values, barcode messages (same length and kinds of characters), the \
+        serial number, the authentication token, URLs and the values in userInfo and semantics \
+        are replaced by placeholders; the signature is removed and the zip's comment says so. \
+        A scrubbed copy opens with "no signature": it can never pass for the original. Images \
+        are kept as they are: look at them before you share the copy.
 
         Examples:
           passconduit export 3fa2c1 -o ticket.pkpass
           passconduit export pass.org.example.event/EVT-1 > ticket.pkpass
+          passconduit export --all -o backup.pkpasses
+          passconduit export 3fa2c1 9b07de -o trip.pkpasses
+          passconduit export 3fa2c1 --scrub -o for-bug-report.pkpass
         """)
 
     @OptionGroup var global: GlobalOptions
@@ -18,15 +34,83 @@ struct Export: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
     var output: String?
 
-    @Argument(help: "The pass: type/serial or a SHA-256 prefix.")
-    var id: String
+    @Flag(name: .long, help: "Export every pass in the library as a .pkpasses bundle.")
+    var all = false
+
+    @Flag(name: .long, help: "Write a copy without personal values and without its signature, for a bug report.")
+    var scrub = false
+
+    @Argument(help: "The passes: type/serial or a SHA-256 prefix.")
+    var ids: [String] = []
+
+    func validate() throws {
+        if global.json {
+            throw ValidationError("--json: export writes the .pkpass bytes, not JSON. Use \"passconduit show --json\" for the pass as JSON.")
+        }
+        if all && !ids.isEmpty { throw ValidationError("Give either --all or pass IDs, not both.") }
+        if !all && ids.isEmpty { throw ValidationError("Name the pass to export (type/serial or a SHA-256 prefix), or give --all.") }
+        if scrub && (all || ids.count != 1) { throw ValidationError("--scrub writes one pass: name exactly one.") }
+    }
+
+    /// Several passes, --all, or a `.pkpasses` file name make a bundle.
+    var wantsBundle: Bool {
+        all || ids.count > 1 || (output?.lowercased().hasSuffix(".pkpasses") ?? false)
+    }
 
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let (library, passID) = try context.libraryAndPass(id)
-            let bytes = try LibraryCall.run { try library.export(passID) }
-            try OutputFile.write(bytes, to: output, what: "pass")
+            let library = try context.library()
+            if scrub {
+                let passID = try context.resolve(ids[0], in: library)
+                let bytes = try LibraryCall.run { try library.export(passID) }
+                let scrubbed: [UInt8]
+                do {
+                    var scrubber = PassScrubber(limits: context.limits.pass)
+                    scrubbed = try scrubber.scrub(bytes)
+                } catch let error as PassError {
+                    throw CLIError("\(ids[0]): cannot scrub the pass: \(error.message)", status: .dataError)
+                }
+                try OutputFile.write(scrubbed, to: output, what: "scrubbed pass")
+                return .success
+            }
+            guard wantsBundle else {
+                let passID = try context.resolve(ids[0], in: library)
+                let bytes = try LibraryCall.run { try library.export(passID) }
+                try OutputFile.write(bytes, to: output, what: "pass")
+                return .success
+            }
+            var chosen: [StoredPass] = []
+            if all {
+                chosen = try LibraryCall.run { try library.passes() }
+                if chosen.isEmpty { throw CLIError("your library is empty: there is nothing to export", status: .noInput) }
+            } else {
+                var seen = Set<PassID>()
+                for text in ids {
+                    let id = try context.resolve(text, in: library)
+                    if seen.insert(id).inserted { chosen.append(try context.storedPass(id, named: text, in: library)) }
+                }
+            }
+            var members: [PassBundle.Member] = []
+            for stored in chosen {
+                let bytes = try LibraryCall.run { try library.export(stored.id) }
+                members.append(PassBundle.Member(passTypeIdentifier: stored.id.passTypeIdentifier, sha256: stored.sha256, bytes: bytes))
+            }
+            let bundle: [UInt8]
+            do {
+                bundle = try PassBundle.write(members)
+            } catch {
+                throw CLIError("cannot write the bundle: \(error)", status: .ioError)
+            }
+            let limit = context.limits.pass.maxBundleMembers
+            if members.count > limit {
+                Terminal.warn("the bundle holds \(members.count) passes; \"add\" reads at most \(limit) from one bundle "
+                    + "unless max-bundle-members is raised in the config's [limits]")
+            }
+            try OutputFile.write(bundle, to: output, what: "bundle")
+            if output != nil && output != "-" {
+                Terminal.warn("exported \(members.count) \(members.count == 1 ? "pass" : "passes") to \(output!).")
+            }
             return .success
         }
     }

@@ -21,6 +21,12 @@ struct Icon: ParsableCommand {
     @Argument(help: "The pass: type/serial or a SHA-256 prefix.")
     var id: String
 
+    func validate() throws {
+        if global.json {
+            throw ValidationError("--json: icon writes a PNG, not JSON. Use \"passconduit show --json\" for the pass as JSON.")
+        }
+    }
+
     func run() throws {
         try Self.exiting {
             let context = try Context(global)

@@ -43,7 +43,7 @@ struct Log: ParsableCommand {
     }
 
     static func line(_ entry: ChangeEntry, terminal: Terminal) -> String {
-        var text = "\(entry.sequence)  \(DateText.iso(entry.at))  \(entry.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(entry.passID)"
+        var text = "\(entry.sequence)  \(DateText.iso(entry.at))  \(entry.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(TerminalText.line(entry.passID.description))"
         if let sha = entry.sha256 { text += "  " + terminal.dim(String(sha.prefix(12))) }
         return text
     }

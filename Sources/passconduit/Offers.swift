@@ -39,11 +39,11 @@ struct Offers: ParsableCommand {
                     print(Self.json(offer).line)
                     continue
                 }
-                var line = terminal.bold("#\(offer.offerID)") + "  \(offer.organizationName) · \(offer.description)"
-                if offer.status != "valid" { line += "  " + terminal.yellow("[\(offer.status)]") }
+                var line = terminal.bold("#\(offer.offerID)") + "  " + TerminalText.line("\(offer.organizationName) · \(offer.description)")
+                if offer.status != "valid" { line += "  " + terminal.yellow("[\(TerminalText.line(offer.status))]") }
                 print(line)
                 var from = "  " + terminal.dim("staged \(DateText.human(offer.createdAt))")
-                if let subject = offer.source?.subject { from += terminal.dim(" from \"\(subject)\"") }
+                if let subject = offer.source?.subject { from += terminal.dim(" from \"\(TerminalText.line(subject))\"") }
                 print(from)
             }
             if offers.isEmpty && !global.json { print("No pending offers.") }
@@ -61,7 +61,7 @@ struct Offers: ParsableCommand {
             ("description", .string(offer.description)),
             ("kind", .string(offer.kind)),
             ("source", offer.source.map {
-                .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)), ("file", .string($0.file))])
+                .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)), ("file", .path($0.file))])
             } ?? .null),
             ("createdAt", .date(offer.createdAt)),
             ("sha256", .string(offer.sha256)),

@@ -1,4 +1,5 @@
 import Foundation
+import MailMIME
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,7 @@ enum OutputFile {
         }
     }
 
+    /// `path` is a `PathBytes` carrier: the file gets the exact bytes the user typed.
     /// A temporary file beside `path`, then rename(2): a reader never sees half a pass, and an
     /// existing file is replaced only when the new one is complete. Errors are said in the
     /// OS's words ("no such file or directory"), not Foundation's ("error 512").
@@ -28,24 +30,25 @@ enum OutputFile {
             return CLIError("\(path): cannot write the \(what): \(reason)", status: .cannotCreate)
         }
         var info = stat()
-        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw failure(EISDIR) }
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.passconduit-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if PathBytes.stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw failure(EISDIR) }
+        // The folder part by hand: NSString would repair bytes that are not UTF-8.
+        let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? "./"
+        let temporary = directory + ".passconduit-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = PathBytes.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure(errno) }
         if let code = writeAll(bytes, to: fd) {
             close(fd)
-            unlink(temporary)
+            _ = PathBytes.withCString(temporary, unlink)
             throw failure(code)
         }
         guard close(fd) == 0 else {
             let code = errno
-            unlink(temporary)
+            _ = PathBytes.withCString(temporary, unlink)
             throw failure(code)
         }
-        guard rename(temporary, path) == 0 else {
+        guard PathBytes.withCString(temporary, { from in PathBytes.withCString(path) { rename(from, $0) } }) == 0 else {
             let code = errno
-            unlink(temporary)
+            _ = PathBytes.withCString(temporary, unlink)
             throw failure(code)
         }
     }

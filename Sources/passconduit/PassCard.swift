@@ -13,13 +13,13 @@ struct PassCard {
         let verdict = found.verdict
         var lines: [String] = []
         if let pass = verdict.pass {
-            lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
-            if let description = Self.visible(pass.description) { lines.append("  " + description) }
+            lines.append(terminal.bold(safe("\(pass.kindName) · \(pass.organizationName)")))
+            if let description = Self.visible(pass.description) { lines.append("  " + safe(description)) }
             if let date = pass.relevantDate { lines.append(row("When", DateText.human(date))) }
             if let expiry = pass.expirationDate { lines.append(row("Expires", expiryText(expiry, now: now))) }
             if pass.voided { lines.append(row("Voided", "yes, the issuer has voided this pass")) }
         } else {
-            lines.append(terminal.bold("Not a readable pass" + (found.source.filename.map { " · \($0)" } ?? "")))
+            lines.append(terminal.bold("Not a readable pass" + (found.source.filename.map { " · " + safe($0) } ?? "")))
         }
         lines.append(row("Status", status(verdict)))
         if let state = found.library { lines.append(row("Library", libraryText(state))) }
@@ -28,38 +28,46 @@ struct PassCard {
             // The pass's own fields sit under a heading, indented: a field labelled "Status"
             // (Eurowings has one, valued "-") must not read as passconduit's verdict.
             let fields = fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
-            if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields.map { "  " + $0 } }
+            if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields }
             if let barcode = pass.barcodes.first {
-                lines.append(row("Barcode", barcode.altText ?? barcode.message))
+                lines.append(row("Barcode", safe(barcode.altText ?? barcode.message)))
             }
             if let signer = pass.signer {
                 var text = signer.commonName ?? signer.subject
                 if let time = signer.signingTime { text += ", signed \(DateText.human(time))" }
-                lines.append(row("Signed by", text))
+                lines.append(row("Signed by", safe(text)))
             }
         }
         if details || terminal.verbose {
-            for note in verdict.notes { lines.append(row("Note", note)) }
+            for note in verdict.notes { lines.append(row("Note", safe(note))) }
         }
         if terminal.verbose {
-            if let error = verdict.error { lines.append(row("Detail", "\(error.code.rawValue): \(error.detail)")) }
-            if let pass = verdict.pass { lines.append(row("ID", "\(pass.passTypeIdentifier)/\(pass.serialNumber)")) }
+            if let error = verdict.error { lines.append(row("Detail", safe("\(error.code.rawValue): \(error.detail)"))) }
+            if let pass = verdict.pass { lines.append(row("ID", safe("\(pass.passTypeIdentifier)/\(pass.serialNumber)"))) }
             lines.append(row("SHA-256", verdict.sha256))
         }
         return lines.joined(separator: "\n")
     }
 
+    static let labelColumn = 11
+
     /// Labels are padded to one column; a longer label (a pass's own field label, such as
-    /// "NAME OF PASSENGER") is printed whole rather than cut.
-    func row(_ label: String, _ value: String) -> String {
-        let padded = label.count >= 11 ? label : label.padding(toLength: 11, withPad: " ", startingAt: 0)
-        return "  " + terminal.dim(padded) + " " + value
+    /// "NAME OF PASSENGER") is printed whole rather than cut, on a line of its own with the value
+    /// below it in the value column, so the two never read as one ("PONTA DELGADA JOAO PAULO II PDL").
+    func row(_ label: String, _ value: String, indent: String = "  ") -> String {
+        if label.count > Self.labelColumn {
+            return indent + terminal.dim(label) + "\n" + indent + String(repeating: " ", count: Self.labelColumn + 1) + value
+        }
+        return indent + terminal.dim(label.padding(toLength: Self.labelColumn, withPad: " ", startingAt: 0)) + " " + value
     }
 
     /// The expiry date, saying so when it has passed: Wallet greys out an expired pass.
     func expiryText(_ expiry: Date, now: Date) -> String {
         DateText.human(expiry) + (expiry < now ? " (expired)" : "")
     }
+
+    /// Text from a message or a pass, cleaned for the terminal (one line).
+    func safe(_ text: String) -> String { TerminalText.line(text) }
 
     /// A text worth a line: nil when it is empty or only white space (some issuers put " ").
     static func visible(_ text: String) -> String? {
@@ -69,8 +77,8 @@ struct PassCard {
     func status(_ verdict: PassVerdict) -> String {
         switch verdict.status {
         case .valid: return terminal.green("valid")
-        case .untrusted: return terminal.yellow("untrusted") + (verdict.error.map { ": \($0.message)" } ?? "")
-        case .invalid: return terminal.red("invalid") + (verdict.error.map { ": \($0.message)" } ?? "")
+        case .untrusted: return terminal.yellow("untrusted") + (verdict.error.map { ": " + safe($0.message) } ?? "")
+        case .invalid: return terminal.red("invalid") + (verdict.error.map { ": " + safe($0.message) } ?? "")
         }
     }
 
@@ -92,26 +100,34 @@ struct PassCard {
         if let member = source.member { parts.append("member \"\(member)\"") }
         var text = parts.joined(separator: ", ")
         if let subject = source.subject, !subject.isEmpty { text += " (\(subject))" }
-        return text
+        return safe(text)
     }
 
     func fieldLines(_ fields: [PassField]) -> [String] {
         fields.compactMap { field in
             guard !field.value.isEmpty else { return nil }
-            return row(field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key, field.value)
+            return row(safe(field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key), safe(field.value), indent: "    ")
         }
     }
 
     /// One line for a stored pass in `list`.
-    func listLine(_ pass: StoredPass, now: Date = Date()) -> String {
+    /// `dateWidth`: the longest date text in the list, so the dates line up and none is cut
+    /// (the zone is part of the time: "Fri 12 Jun 2026, 19:00 CEST").
+    func listLine(_ pass: StoredPass, dateWidth: Int = 0, now: Date = Date()) -> String {
         var marks: [String] = []
         if pass.voided { marks.append("voided") }
         if let expiry = pass.expirationDate, expiry < now { marks.append("expired") }
-        if pass.status == "untrusted" { marks.append("untrusted") }
-        let date = pass.relevantDate.map { DateText.human($0) } ?? "-"
-        var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(date.padding(toLength: 22, withPad: " ", startingAt: 0))  "
-        line += terminal.bold(pass.organizationName) + (Self.visible(pass.description).map { " · " + $0 } ?? "")
+        // The stored verdict, as `show` gives it.
+        if pass.status != "valid" { marks.append(safe(pass.status)) }
+        let date = Self.listDate(pass)
+        let padded = date.count >= dateWidth ? date : date.padding(toLength: dateWidth, withPad: " ", startingAt: 0)
+        var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(padded)  "
+        line += terminal.bold(safe(pass.organizationName)) + (Self.visible(pass.description).map { " · " + safe($0) } ?? "")
         if !marks.isEmpty { line += "  " + terminal.yellow("[" + marks.joined(separator: ", ") + "]") }
         return line
+    }
+
+    static func listDate(_ pass: StoredPass) -> String {
+        pass.relevantDate.map { DateText.human($0) } ?? "-"
     }
 }

@@ -11,18 +11,18 @@ struct PassDetails {
         let card = PassCard(terminal: terminal)
         var lines: [String] = []
         guard let pass = verdict.pass else {
-            return "\(stored.id): the stored pass can no longer be read"
+            return card.safe("\(stored.id): the stored pass can no longer be read")
         }
-        lines.append(terminal.bold("\(pass.kindName) · \(pass.organizationName)"))
-        if let description = PassCard.visible(pass.description) { lines.append("  " + description) }
-        if let logo = pass.logoText, !logo.isEmpty, logo != pass.organizationName { lines.append(card.row("Logo text", logo)) }
+        lines.append(terminal.bold(card.safe("\(pass.kindName) · \(pass.organizationName)")))
+        if let description = PassCard.visible(pass.description) { lines.append("  " + card.safe(description)) }
+        if let logo = pass.logoText, !logo.isEmpty, logo != pass.organizationName { lines.append(card.row("Logo text", card.safe(logo))) }
         if let date = pass.relevantDate { lines.append(card.row("When", DateText.human(date))) }
         if let expiry = pass.expirationDate {
             lines.append(card.row("Expires", card.expiryText(expiry, now: Date())))
         }
         if pass.voided { lines.append(card.row("Voided", "yes")) }
-        if let transit = pass.transitType { lines.append(card.row("Transit", Self.transitName(transit))) }
-        lines.append(card.row("Status", card.status(verdict)))
+        if let transit = pass.transitType { lines.append(card.row("Transit", card.safe(Self.transitName(transit)))) }
+        lines.append(card.row("Status", Recheck(stored: stored.status, verdict: verdict).text(card)))
         let sections: [(String, [PassField])] = [
             ("Header", pass.headerFields), ("Primary", pass.primaryFields), ("Secondary", pass.secondaryFields),
             ("Auxiliary", pass.auxiliaryFields), ("Back", pass.backFields),
@@ -32,8 +32,8 @@ struct PassDetails {
             lines.append(terminal.bold(name + " fields"))
             for field in fields {
                 let label = field.label.map { $0.isEmpty ? field.key : $0 } ?? field.key
-                lines.append("  " + terminal.dim(label) + " [\(field.key)]")
-                for valueLine in field.value.split(separator: "\n", omittingEmptySubsequences: false) {
+                lines.append("  " + terminal.dim(card.safe(label)) + card.safe(" [\(field.key)]"))
+                for valueLine in TerminalText.lines(field.value).split(separator: "\n", omittingEmptySubsequences: false) {
                     lines.append("    " + valueLine)
                 }
             }
@@ -42,23 +42,23 @@ struct PassDetails {
             lines.append("")
             lines.append(terminal.bold("Barcodes"))
             for barcode in pass.barcodes {
-                var text = "  \(barcode.format): \(barcode.message)"
+                var text = "\(barcode.format): \(barcode.message)"
                 if let alt = barcode.altText { text += " (\(alt))" }
-                lines.append(text)
+                lines.append("  " + card.safe(text))
             }
         }
         lines.append("")
-        lines.append(card.row("ID", stored.id.description))
-        lines.append(card.row("Team", stored.teamIdentifier))
+        lines.append(card.row("ID", card.safe(stored.id.description)))
+        lines.append(card.row("Team", card.safe(stored.teamIdentifier)))
         if let signer = pass.signer {
-            lines.append(card.row("Signed by", signer.subject))
+            lines.append(card.row("Signed by", card.safe(signer.subject)))
             if let time = signer.signingTime { lines.append(card.row("Signed", DateText.human(time))) }
         }
-        for note in verdict.notes { lines.append(card.row("Note", note)) }
+        for note in verdict.notes { lines.append(card.row("Note", card.safe(note))) }
         if let source = stored.source {
             var from = source.subject.map { "\"\($0)\"" } ?? source.file ?? "-"
             if let id = source.messageID { from += " \(id)" }
-            lines.append(card.row("From", from))
+            lines.append(card.row("From", card.safe(from)))
         }
         lines.append(card.row("Added", DateText.human(stored.addedAt)))
         if stored.updatedAt != stored.addedAt { lines.append(card.row("Updated", DateText.human(stored.updatedAt))) }

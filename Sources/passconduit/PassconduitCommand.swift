@@ -1,5 +1,6 @@
 import ArgumentParser
 import Conduit
+import MailMIME
 
 @main
 struct Passconduit: ParsableCommand {
@@ -21,16 +22,26 @@ struct Passconduit: ParsableCommand {
         Shell completions: passconduit --generate-completion-script bash|zsh|fish
         """,
         version: "0.1.0",
-        subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, Icon.self, Render.self, Open.self,
+        subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, CalendarCommand.self, Icon.self, Render.self, Open.self,
                       Offers.self, Log.self, MailFilter.self]
     )
 
     static func main() {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = rawArguments()
         // The delivery filter must never exit with ArgumentParser's codes (64 on a bad flag).
         if arguments.first == "filter" {
             FilterCommand.run(arguments: Array(arguments.dropFirst()))
         }
         Self.main(arguments)
+    }
+
+    /// The arguments with their exact bytes. `CommandLine.arguments` repairs bytes that are not
+    /// UTF-8 (U+FFFD), so `caf\xe9.pkpass` would name a file that does not exist; argv holds the
+    /// bytes, kept here as `PathBytes` carriers (identical Strings for UTF-8 arguments).
+    static func rawArguments() -> [String] {
+        guard CommandLine.argc > 1 else { return [] }
+        return (1..<Int(CommandLine.argc)).compactMap { index in
+            CommandLine.unsafeArgv[index].map { PathBytes.string(cString: $0) }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Conduit
 import Foundation
 
 /// "inbox.mbox: 12 000 messages, 830 MB" on stderr, redrawn in place, for large inputs only
@@ -19,7 +20,7 @@ final class ProgressLine {
         guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = now
         let megabytes = Double(bytes) / 1_000_000
-        let text = "\(input): \(messages) messages, \(String(format: "%.1f", megabytes)) MB"
+        let text = "\(TerminalText.line(input)): \(messages) messages, \(String(format: "%.1f", megabytes)) MB"
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
         shown = true
     }

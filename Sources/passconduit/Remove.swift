@@ -22,13 +22,19 @@ struct Remove: ParsableCommand {
     @Argument(help: "The pass: type/serial or a SHA-256 prefix.")
     var id: String
 
+    func validate() throws {
+        if global.json {
+            throw ValidationError("--json: remove has no JSON output. Use \"passconduit log --json\" to follow removals.")
+        }
+    }
+
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
             let (library, passID) = try context.libraryAndPass(id)
             let stored = try context.storedPass(passID, named: id, in: library)
             let terminal = context.terminal
-            print(terminal.bold("\(stored.organizationName) · \(stored.description)") + "  " + terminal.dim(stored.id.description))
+            print(terminal.bold(TerminalText.line("\(stored.organizationName) · \(stored.description)")) + "  " + terminal.dim(TerminalText.line(stored.id.description)))
             if !yes {
                 let prompt = Prompt()
                 guard prompt.isInteractive else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Conduit
 import Foundation
+import MailMIME
 import PassStore
 
 struct Scan: ParsableCommand {
@@ -42,7 +43,9 @@ struct Scan: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let library: PassLibrary? = openLibraryIfPossible(context)
+            // A scan only reads: with no library yet it creates none, and every pass is "new".
+            let noLibraryYet = !Self.exists(context.libraryPath)
+            let library: PassLibrary? = noLibraryYet ? nil : openLibraryIfPossible(context)
             let scanner = try context.scanner(library: library)
             let inputs = InputScanner(scanner: scanner)
             let card = PassCard(terminal: context.terminal)
@@ -55,8 +58,9 @@ struct Scan: ParsableCommand {
             for path in paths.isEmpty ? ["-"] : paths {
                 inputs.scan(path) { event in
                     switch event {
-                    case .found(let pass):
+                    case .found(var pass):
                         progress.clear()
+                        if noLibraryYet, pass.verdict.status != .invalid, pass.record != nil { pass.library = .new }
                         found += 1
                         if let problem = pass.libraryProblem { Terminal.warn("\(problem) (library state not shown)") }
                         let picture = render.flatMap { ScanRender.draw(pass, into: $0, context: context) }
@@ -88,6 +92,11 @@ struct Scan: ParsableCommand {
             }
             return status
         }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return PathBytes.stat(path, &info) == 0
     }
 
     func openLibraryIfPossible(_ context: Context) -> PassLibrary? {

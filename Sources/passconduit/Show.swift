@@ -10,7 +10,7 @@ struct Show: ParsableCommand {
         discussion: """
         ID is "passTypeIdentifier/serialNumber" or a short unique start of the pass's SHA-256 \
         (as "passconduit list" shows it). Texts are localized (--lang). --field KEY prints the \
-        value of one field, for scripts; it exits 1 when the pass has no such field.
+        value of one field, for scripts; it exits 65 when the pass has no such field.
 
         Examples:
           passconduit show 3fa2c1
@@ -35,9 +35,9 @@ struct Show: ParsableCommand {
             if let field {
                 guard let value = verdict.pass?.localizedValue(forFieldKey: field) else {
                     Terminal.warn("\(passID): the pass has no field \"\(field)\"")
-                    return .noPassFound
+                    return .dataError
                 }
-                print(value)
+                print(TerminalText.lines(value))
                 return .success
             }
             if global.json {

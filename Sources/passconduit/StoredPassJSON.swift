@@ -26,7 +26,7 @@ enum StoredPassJSON {
             ("signer", .object([("subject", .string(pass.signerSubject)), ("signingTime", .date(pass.signingTime))])),
             ("source", pass.source.map {
                 .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)),
-                         ("file", .string($0.file)), ("receivedAt", .date($0.receivedAt))])
+                         ("file", .path($0.file)), ("receivedAt", .date($0.receivedAt))])
             } ?? .null),
             ("addedAt", .date(pass.addedAt)),
             ("updatedAt", .date(pass.updatedAt)),
@@ -60,11 +60,8 @@ enum StoredPassJSON {
                 .object([("format", .string($0.format)), ("message", .string($0.message)), ("altText", .string($0.altText))])
             })))
         }
-        members.append(("verification", .object([
-            ("status", .string(verdict.status.rawValue)),
-            ("error", verdict.error.map(FoundPassJSON.error) ?? .null),
-            ("notes", .array(verdict.notes.map { .string($0) })),
-        ])))
+        // "status" stays the stored verdict, as in list --json; today's re-check is labelled so.
+        members.append(("verification", Recheck(stored: pass.status, verdict: verdict).json))
         return .object(members)
     }
 }

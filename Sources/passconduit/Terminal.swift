@@ -27,9 +27,10 @@ struct Terminal {
         print(text)
     }
 
-    /// Writes "passconduit: text" to stderr.
+    /// Writes "passconduit: text" to stderr. The whole line is cleaned for the terminal: warnings
+    /// quote paths, file names and error details that came from messages and passes.
     static func warn(_ text: String) {
-        FileHandle.standardError.write(Data(("passconduit: " + text + "\n").utf8))
+        FileHandle.standardError.write(Data(("passconduit: " + TerminalText.line(text) + "\n").utf8))
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }

@@ -120,7 +120,7 @@ final class AddFlowTests: XCTestCase {
         let key = try XCTUnwrap(first["key"] as? String)
         let value = try sandbox.run("show", ["pass.org.passconduit.event/EVT-2026-0001", "--field", key])
         XCTAssertEqual(value.stdout, (first["value"] as? String ?? "") + "\n")
-        XCTAssertEqual(try sandbox.run("show", ["pass.org.passconduit.event/EVT-2026-0001", "--field", "no-such-key"]).status, 1)
+        XCTAssertEqual(try sandbox.run("show", ["pass.org.passconduit.event/EVT-2026-0001", "--field", "no-such-key"]).status, 65)
     }
 
     func testShowIsLocalizedByLang() throws {

@@ -26,7 +26,8 @@ final class RealPassCardTests: XCTestCase {
     func testLongFieldLabelsAreNotCut() throws {
         let run = try sandbox.run("scan", ["--verbose", Self.realPass("Kryst0r-Wallet__BoardingPass.pkpass")])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stdout.contains("    PONTA DELGADA JOAO PAULO II PDL\n"), run.stdout)
+        // Issue 9 item 8: a long label never runs into its value; the value sits below, in the value column.
+        XCTAssertTrue(run.stdout.contains("    PONTA DELGADA JOAO PAULO II\n                PDL\n"), run.stdout)
         XCTAssertFalse(run.stdout.contains("PONTA DELGA PDL"), run.stdout)
         XCTAssertTrue(run.stdout.contains("    Seat        3B\n"), "short labels keep their column: \(run.stdout)")
     }

@@ -23,7 +23,7 @@ package enum FoundPassJSON {
 
     static func source(_ source: PassSourceInfo) -> JSONOutput {
         var members: [(String, JSONOutput)] = [
-            ("input", .string(source.input)),
+            ("input", .path(source.input)),
             ("message", source.message.map { .int(Int64($0)) } ?? .null),
             ("messageId", .string(source.messageID)),
             ("subject", .string(source.subject)),
@@ -33,7 +33,7 @@ package enum FoundPassJSON {
             ("detectedBy", .array(source.detectedBy.map { .string($0.rawValue) })),
             ("member", .string(source.member)),
         ]
-        if let path = source.messagePath { members.insert(("messagePath", .string(path)), at: 2) }
+        if let path = source.messagePath { members.insert(("messagePath", .path(path)), at: 2) }
         return .object(members)
     }
 

@@ -18,14 +18,15 @@ package struct InputScanner {
         self.scanner = scanner
     }
 
-    /// Scans one input ("-" = stdin), reporting as it goes.
+    /// Scans one input ("-" = stdin), reporting as it goes. `input` is a `PathBytes` carrier:
+    /// a name that is not UTF-8 is opened with its exact bytes.
     package func scan(_ input: String, emit: (ScanEvent) -> Void) {
         if input == "-" {
             scanDescriptor(0, input: input, emit: emit)
             return
         }
         var info = stat()
-        guard stat(input, &info) == 0 else {
+        guard PathBytes.stat(input, &info) == 0 else {
             emit(.problem(InputProblem(input: input, message: Self.reason(errno, verb: "cannot be opened"), status: .noInput)))
             return
         }
@@ -33,7 +34,7 @@ package struct InputScanner {
             scanMaildir(input, emit: emit)
             return
         }
-        let fd = open(input, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.open(input, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             emit(.problem(InputProblem(input: input, message: Self.reason(errno, verb: "cannot be read"), status: .noInput)))
             return

@@ -1,3 +1,5 @@
+import Conduit
+
 /// Writes the filter's header lines: one summary and one line per pass, e.g.
 ///
 ///     X-Passconduit: 2 passes (1 new, 1 update)
@@ -92,11 +94,15 @@ package struct FilterHeaderWriter: Sendable {
         var count = 0
         var lastWasSpace = true
         for s in raw.unicodeScalars {
-            let v = s.value
-            // C0 controls (CR, LF, NUL, TAB…), DEL, C1 controls, line/paragraph separators -> space.
-            let isSpace = v < 0x20 || v == 0x7F || (v >= 0x80 && v < 0xA0) || v == 0x2028 || v == 0x2029 || s.properties.isWhitespace
-            // Bidi embedding/override/isolate controls are dropped: they can reorder what a mail reader shows.
-            if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F { continue }
+            // The classes are TextSafety's, shared with the terminal output. C0 controls (CR, LF,
+            // NUL, TAB…), DEL, C1 controls, line/paragraph separators -> space. Bidi controls are
+            // dropped: they can reorder what a mail reader shows.
+            let isSpace: Bool
+            switch TextSafety.classify(s) {
+            case .bidi: continue
+            case .tab, .lineBreak, .control: isSpace = true
+            case .plain, .rawByte: isSpace = s.properties.isWhitespace
+            }
             if isSpace {
                 if lastWasSpace { continue }
                 scalars.append(" ")

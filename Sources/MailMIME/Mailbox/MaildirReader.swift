@@ -12,29 +12,26 @@ package struct MaildirReader: MessageReader {
     private var position = 0
     private let limits: MIMELimits
 
+    /// `path` and the message paths are `PathBytes` carriers: a file name that is not UTF-8
+    /// (`1700000000.M1P2.host\xff,S=1`) is listed, opened and reported with its exact bytes.
     package init(path: String, limits: MIMELimits = .default) throws {
         self.limits = limits
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard Self.isDirectory(path) else {
             throw MailboxError(.notAMaildir, path: path, detail: "not a directory")
         }
         var found: [String] = []
         var sawSubdirectory = false
         for sub in ["cur", "new"] {
-            let dir = (path as NSString).appendingPathComponent(sub)
-            var subIsDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: dir, isDirectory: &subIsDirectory), subIsDirectory.boolValue else { continue }
+            let dir = PathBytes.join(path, sub)
+            guard Self.isDirectory(dir) else { continue }
             sawSubdirectory = true
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: dir)
-            } catch {
+            guard let names = PathBytes.directoryNames(dir) else {
                 throw MailboxError(.cannotOpen, path: dir, detail: "cannot list the directory")
             }
             for name in names.sorted() where !name.hasPrefix(".") {
-                let file = (dir as NSString).appendingPathComponent(name)
+                let file = PathBytes.join(dir, name)
                 var st = stat()
-                if lstat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { found.append(file) }
+                if PathBytes.lstat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG { found.append(file) }
             }
         }
         guard sawSubdirectory else {
@@ -45,19 +42,20 @@ package struct MaildirReader: MessageReader {
 
     /// True when `path` is a directory with a `cur/` or `new/` subdirectory.
     package static func isMaildir(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        for sub in ["cur", "new"] {
-            let dir = (path as NSString).appendingPathComponent(sub)
-            if FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue { return true }
-        }
-        return false
+        isDirectory(PathBytes.join(path, "cur")) || isDirectory(PathBytes.join(path, "new"))
+    }
+
+    /// stat(2) follows symbolic links, as FileManager's fileExists did.
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return PathBytes.stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     package mutating func next() throws -> MailboxMessage? {
         guard position < files.count else { return nil }
         let file = files[position]
         position += 1
-        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MailboxError.errno(.cannotOpen, path: file, errno) }
         defer { close(fd) }
         var st = stat()

@@ -1,0 +1,310 @@
+import Foundation
+
+/// A copy of a pass for a bug report: the same files, keys, styles, images and sizes, with the
+/// personal values replaced and the signature removed, so it can never pass for the original.
+///
+/// Replaced: field values and attributed values (dates stay dates, numbers stay numbers), barcode
+/// messages and alt texts (same length and kinds of characters, so the same symbology still
+/// encodes them), the serial number, the authentication token, the grouping identifier (often a
+/// booking reference), URLs and contact links, the NFC
+/// message, every string in `userInfo`, `semantics` (of the pass and of fields) and
+/// `upcomingPassInformation` except dates and a few enumerations. Translations in `pass.strings`
+/// of a replaced value are replaced with it. Kept: organization, description, labels, colours,
+/// dates of relevance and expiry, locations, images. `pass.json` gains no key; the manifest is
+/// rewritten for the new contents; the zip comment says what was done.
+package struct PassScrubber {
+    package let limits: PassLimits
+    /// Replacement characters are random (the system generator): nothing in a placeholder can be
+    /// traced back to the value it replaced.
+    private var random = SystemRandomNumberGenerator()
+
+    package init(limits: PassLimits = .default) {
+        self.limits = limits
+    }
+
+    package static let comment = """
+        Scrubbed copy made by passconduit for a bug report: personal values were replaced by \
+        placeholders and the signature was removed. This is not the issuer's pass and cannot be added to Wallet.
+        """
+
+    static let urlPlaceholder = "https://example.invalid/scrubbed"
+    /// Semantic values that name kinds of things, not people: kept so a report still says what the pass is.
+    static let keptSemanticKeys: Set<String> = ["eventType", "currencyCode", "transitStatus", "seatType"]
+
+    /// The scrubbed `.pkpass`; a `PassError` when the bytes are not a pass that can be read.
+    package mutating func scrub(_ bytes: [UInt8]) throws -> [UInt8] {
+        let archive: PassArchive
+        switch PassArchive.open(bytes, limits: limits) {
+        case .success(let a): archive = a
+        case .failure(let e): throw e
+        }
+        guard let passJSON = archive["pass.json"] else { throw PassError.missingPassJSON() }
+        let parsed: JSONValue
+        switch JSONReader.parse(passJSON, maxDepth: limits.maxJSONDepth) {
+        case .success(let v): parsed = v
+        case .failure(let f): throw PassError.badJSON("pass.json", f.description)
+        }
+        guard var object = parsed.object else { throw PassError.badJSON("pass.json", "is not a JSON object") }
+
+        // Replacements of values a pass.strings file may translate: original -> placeholder.
+        var replaced: [String: String] = [:]
+        scrubTopLevel(&object, replaced: &replaced)
+
+        var writer = ZipWriter()
+        writer.comment = Self.comment
+        var digests: [String: String] = [:]
+        for (name, content) in archive.files where name != "signature" && name != "manifest.json" {
+            var out = content
+            if name == "pass.json" {
+                out = Array(JSONText.write(.object(object)).utf8)
+            } else if name.hasSuffix(".lproj/pass.strings") {
+                out = scrubStrings(content, replaced: replaced)
+            }
+            digests[name] = Digest.hex(.sha1, out)
+            try add(&writer, name, out)
+        }
+        let manifest = JSONValue.object(digests.mapValues { .string($0) })
+        try add(&writer, "manifest.json", Array(JSONText.write(manifest).utf8))
+        return try write(writer)
+    }
+
+    private func add(_ writer: inout ZipWriter, _ name: String, _ bytes: [UInt8]) throws {
+        do {
+            try writer.add(name, bytes, compression: .deflate)
+        } catch {
+            throw PassError(code: .unsafeArchive, message: PassError.message(for: .unsafeArchive), detail: "\(error)")
+        }
+    }
+
+    private func write(_ writer: ZipWriter) throws -> [UInt8] {
+        do {
+            return try writer.archive()
+        } catch {
+            throw PassError(code: .notAZip, message: "The scrubbed copy could not be written.", detail: "\(error)")
+        }
+    }
+
+    // MARK: - pass.json
+
+    private mutating func scrubTopLevel(_ o: inout [String: JSONValue], replaced: inout [String: String]) {
+        // groupingIdentifier is often the booking reference that ties a trip's passes together.
+        for key in ["serialNumber", "authenticationToken", "groupingIdentifier"] {
+            if let v = o[key] { o[key] = scrambled(v, replaced: &replaced) }
+        }
+        for key in ["webServiceURL", "appLaunchURL"] where o[key]?.string != nil {
+            o[key] = .string(Self.urlPlaceholder)
+        }
+        for key in PassDocument.linkKeys {
+            if let v = o[key] { o[key] = link(v, replaced: &replaced) }
+        }
+        for key in ["userInfo", "semantics", "upcomingPassInformation"] {
+            if let v = o[key] { o[key] = deep(v, replaced: &replaced) }
+        }
+        if case .object(var nfc)? = o["nfc"], let message = nfc["message"] {
+            nfc["message"] = scrambled(message, replaced: &replaced)
+            o["nfc"] = .object(nfc)
+        }
+        if case .array(let codes)? = o["barcodes"] {
+            o["barcodes"] = .array(codes.map { barcode($0, replaced: &replaced) })
+        }
+        if let code = o["barcode"] { o["barcode"] = barcode(code, replaced: &replaced) }
+        for kind in PassKind.allCases {
+            guard case .object(var style)? = o[kind.rawValue] else { continue }
+            for group in ["headerFields", "primaryFields", "secondaryFields", "auxiliaryFields", "backFields", "additionalInfoFields"] {
+                guard case .array(let fields)? = style[group] else { continue }
+                style[group] = .array(fields.map { field($0, replaced: &replaced) })
+            }
+            o[kind.rawValue] = .object(style)
+        }
+    }
+
+    private mutating func field(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
+        guard case .object(var f) = value else { return value }
+        if let v = f["value"] { f["value"] = scrambled(v, replaced: &replaced) }
+        if let v = f["attributedValue"] { f["attributedValue"] = scrambled(v, replaced: &replaced) }
+        if let v = f["semantics"] { f["semantics"] = deep(v, replaced: &replaced) }
+        return .object(f)
+    }
+
+    private mutating func barcode(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
+        guard case .object(var b) = value else { return value }
+        if let v = b["message"] { b["message"] = scrambled(v, replaced: &replaced) }
+        if let v = b["altText"] { b["altText"] = scrambled(v, replaced: &replaced) }
+        return .object(b)
+    }
+
+    /// A URL becomes the placeholder URL; an e-mail address or phone number keeps its shape.
+    private mutating func link(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
+        guard let s = value.string else { return scrambled(value, replaced: &replaced) }
+        return s.contains("://") ? .string(Self.urlPlaceholder) : scrambled(value, replaced: &replaced)
+    }
+
+    /// Every string below `value`, except dates and the kept enumerations; numbers too (seat
+    /// numbers, amounts), but not coordinates' structure: they keep their kind and digit count.
+    private mutating func deep(_ value: JSONValue, key: String? = nil, replaced: inout [String: String]) -> JSONValue {
+        switch value {
+        case .object(let o):
+            var out: [String: JSONValue] = [:]
+            for (k, v) in o { out[k] = Self.keptSemanticKeys.contains(k) ? v : deep(v, key: k, replaced: &replaced) }
+            return .object(out)
+        case .array(let a):
+            return .array(a.map { deep($0, key: key, replaced: &replaced) })
+        case .string(let s) where s.contains("://"):
+            return .string(Self.urlPlaceholder)
+        default:
+            return scrambled(value, replaced: &replaced)
+        }
+    }
+
+    /// A string keeps its length and the kind of each character (a date string becomes another
+    /// date in the same shape); a number keeps its digit count; booleans and null stay.
+    private mutating func scrambled(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
+        switch value {
+        case .string(let s):
+            let new = PassDate(s) != nil ? Self.placeholderDate(s) : scramble(s)
+            replaced[s] = new
+            return .string(new)
+        case .number(let n):
+            let text = JSONValue.format(n)
+            let new = scramble(text)
+            return .number(Double(new) ?? 0)
+        case .array(let a):
+            return .array(a.map { scrambled($0, replaced: &replaced) })
+        case .object:
+            return deep(value, replaced: &replaced)
+        default:
+            return value
+        }
+    }
+
+    /// Each letter becomes another letter of the same case, each digit another digit, anything
+    /// else outside ASCII a lower-case letter; punctuation and spaces stay, so a boarding-pass
+    /// barcode keeps its field layout and a Code 128 message stays encodable. No character stays
+    /// itself, so no replaced value equals its original.
+    package mutating func scramble(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        func pick(_ range: ClosedRange<UInt8>, not original: Unicode.Scalar) -> Unicode.Scalar {
+            while true {
+                let c = Unicode.Scalar(UInt8.random(in: range, using: &random))
+                if c != original { return c }
+            }
+        }
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "A"..."Z": out.append(pick(0x41...0x5A, not: scalar))
+            case "a"..."z": out.append(pick(0x61...0x7A, not: scalar))
+            case "0"..."9": out.append(pick(0x30...0x39, not: scalar))
+            case _ where scalar.value < 0x80: out.append(scalar)
+            case _ where scalar.properties.isWhitespace: out.append(" ")
+            default: out.append(pick(0x61...0x7A, not: scalar))
+            }
+        }
+        return String(out)
+    }
+
+    /// The same date shape with 2001-01-01 00:00:00 in it (zone kept): a date field still renders.
+    static func placeholderDate(_ text: String) -> String {
+        let template = Array("2001-01-01T00:00:00".utf8)
+        var b = Array(text.utf8)
+        let isDigit = { (c: UInt8) in c >= 0x30 && c <= 0x39 }
+        // Date and time digits sit at fixed places; the zone (after them) is kept.
+        for i in [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18] where i < b.count && isDigit(b[i]) {
+            b[i] = template[i]
+        }
+        if b.count > 20, b[19] == 0x2E || b[19] == 0x2C {
+            var i = 20
+            while i < b.count, isDigit(b[i]) { b[i] = 0x30; i += 1 }
+        }
+        let candidate = String(decoding: b, as: UTF8.self)
+        return PassDate(candidate) != nil ? candidate : "2001-01-01T00:00:00Z"
+    }
+
+    // MARK: - pass.strings
+
+    /// Entries translating a replaced value get the replacement as key and a scrambled value;
+    /// the rest (labels, organization, descriptions) stay. Written back as UTF-8 .strings.
+    private mutating func scrubStrings(_ bytes: [UInt8], replaced: [String: String]) -> [UInt8] {
+        let file = StringsFile.parse(bytes)
+        var lines: [String] = ["/* Scrubbed by passconduit: translations of replaced values are placeholders. */"]
+        for key in file.entries.keys.sorted() {
+            let value = file.entries[key] ?? ""
+            if let newKey = replaced[key] {
+                lines.append("\(Self.quoted(newKey)) = \(Self.quoted(scramble(value)));")
+            } else {
+                lines.append("\(Self.quoted(key)) = \(Self.quoted(value));")
+            }
+        }
+        return Array((lines.joined(separator: "\n") + "\n").utf8)
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// JSON text from a `JSONValue`: keys sorted, two-space indents, strings escaped per RFC 8259.
+enum JSONText {
+    static func write(_ value: JSONValue) -> String {
+        var out = ""
+        emit(value, indent: 0, into: &out)
+        return out + "\n"
+    }
+
+    private static func emit(_ value: JSONValue, indent: Int, into out: inout String) {
+        let pad = String(repeating: "  ", count: indent + 1)
+        let closePad = String(repeating: "  ", count: indent)
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += n.isFinite ? JSONValue.format(n) : "0"
+        case .string(let s): out += quoted(s)
+        case .array(let a):
+            if a.isEmpty { out += "[]"; return }
+            out += "[\n"
+            for (i, v) in a.enumerated() {
+                out += pad
+                emit(v, indent: indent + 1, into: &out)
+                out += i == a.count - 1 ? "\n" : ",\n"
+            }
+            out += closePad + "]"
+        case .object(let o):
+            if o.isEmpty { out += "{}"; return }
+            out += "{\n"
+            let keys = o.keys.sorted()
+            for (i, k) in keys.enumerated() {
+                out += pad + quoted(k) + ": "
+                emit(o[k]!, indent: indent + 1, into: &out)
+                out += i == keys.count - 1 ? "\n" : ",\n"
+            }
+            out += closePad + "}"
+        }
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

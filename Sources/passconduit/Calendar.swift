@@ -1,0 +1,91 @@
+import ArgumentParser
+import Conduit
+import Foundation
+import PassCalendar
+import PassStore
+import WalletPass
+
+struct CalendarCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calendar",
+        abstract: "Write the dates of passes as calendar events (.ics, RFC 5545).",
+        discussion: """
+        One event per relevant date: each of a pass's relevantDates, or the event's or flight's own \
+        times from its semantics, or its relevantDate. The event's name comes from the semantics \
+        (event name, flight and route) or the pass's description; its notes list the pass's front \
+        fields; its place is the venue or departure place, with coordinates when the pass has them. \
+        An event without an end date in the pass gets none: no end time is guessed.
+
+        Times keep the UTC offset the pass gives them (as a fixed-offset time zone), so the \
+        calendar shows the same clock time as the pass; times without a zone are UTC; a date \
+        without a time is a whole-day event. Each event's UID stays the same for a pass and its \
+        nth date, and its SEQUENCE counts the pass's versions, so importing a newer export updates \
+        the events instead of adding copies. Voided passes give cancelled events.
+
+        With no ID, every pass in the library that has a date is written.
+
+        Examples:
+          passconduit calendar -o passes.ics
+          passconduit calendar 3fa2c1 > concert.ics
+          passconduit calendar -o - | khal import --batch -
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Argument(help: "The passes: type/serial or a SHA-256 prefix; none for every pass with a date.")
+    var ids: [String] = []
+
+    func validate() throws {
+        if global.json {
+            throw ValidationError("--json: calendar writes iCalendar (.ics), not JSON. Use \"passconduit list --json\" for the passes as JSON.")
+        }
+    }
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            let library = try context.library()
+            let opener = try context.opener()
+            var chosen: [(name: String?, pass: StoredPass)] = []
+            if ids.isEmpty {
+                chosen = try LibraryCall.run { try library.passes() }.map { (nil, $0) }
+            } else {
+                var seen = Set<PassID>()
+                for text in ids {
+                    let id = try context.resolve(text, in: library)
+                    if seen.insert(id).inserted { chosen.append((text, try context.storedPass(id, named: text, in: library))) }
+                }
+            }
+            var events: [PassEvent] = []
+            var dateless: [String] = []
+            for (name, stored) in chosen {
+                let bytes = try LibraryCall.run { try library.export(stored.id) }
+                guard let info = opener.open(bytes).pass else {
+                    Terminal.warn("\(name ?? stored.id.description): cannot read the pass's contents; it has no events")
+                    continue
+                }
+                let result = PassEvents.events(of: info, sequence: stored.previousVersions, stamp: stored.updatedAt)
+                for skipped in result.skipped {
+                    Terminal.warn("\(name ?? stored.id.description): the date \(skipped.date.debugDescription) \(skipped.reason)")
+                }
+                if result.events.isEmpty, let name { dateless.append(name) }
+                events += result.events
+            }
+            for name in dateless { Terminal.warn("\(name): the pass has no date to put in a calendar") }
+            if events.isEmpty && !ids.isEmpty {
+                throw CLIError("no event to write: the passes named have no date", status: .noInput)
+            }
+            let text = CalendarWriter.write(events)
+            if let output, output != "-" {
+                try OutputFile.writeFile(Array(text.utf8), to: output, what: "calendar")
+                Terminal.warn("wrote \(events.count) \(events.count == 1 ? "event" : "events") to \(output)")
+            } else if let code = OutputFile.writeAll(Array(text.utf8), to: 1) {
+                throw CLIError("cannot write the calendar to standard output: \(String(cString: strerror(code)))", status: .ioError)
+            }
+            return .success
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import XCTest
+
+/// `export --all` / `export ID… -o FILE.pkpasses` and `add FILE.pkpasses`: a backup that moves a
+/// library byte for byte.
+final class BundleExportTests: XCTestCase {
+    override func setUp() { continueAfterFailure = false }
+    override func tearDown() { FilterRun.cleanUp() }
+
+    /// 50 passes → export --all → add into an empty library → the same passes, byte-identical.
+    func testFiftyPassLibraryRoundTripsByteIdentical() throws {
+        let from = try Sandbox(), to = try Sandbox()
+        let passes = try HandOn.forgeMany(edits: (1...50).map { ["serialNumber": "BACKUP-\($0)"] }, in: from.dir)
+        let added = try from.run("add", ["--yes"] + passes.map(\.path))
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let bundle = from.dir.appendingPathComponent("backup.pkpasses")
+        let exported = try from.run("export", ["--all", "-o", bundle.path])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertTrue(exported.stderr.contains("exported 50 passes"), exported.stderr)
+
+        // A real zip reader sees 50 stored .pkpass members at the root.
+        let names = try HandOn.run("/usr/bin/python3", ["-c", "import zipfile,sys; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", bundle.path])
+        let members = names.stdout.split(separator: "\n")
+        XCTAssertEqual(members.count, 50)
+        XCTAssertTrue(members.allSatisfy { $0.hasSuffix(".pkpass") && !$0.contains("/") })
+
+        let restored = try to.run("add", ["--yes", bundle.path])
+        XCTAssertEqual(restored.status, 0, restored.stdout + restored.stderr)
+        let before = Set(try from.run("list", ["--json"]).objects.compactMap { $0["sha256"] as? String })
+        let after = Set(try to.run("list", ["--json"]).objects.compactMap { $0["sha256"] as? String })
+        XCTAssertEqual(before.count, 50)
+        XCTAssertEqual(before, after)
+        for (n, original) in passes.enumerated() {
+            let out = to.dir.appendingPathComponent("out-\(n).pkpass")
+            let r = try to.run("export", ["pass.org.passconduit.event/BACKUP-\(n + 1)", "-o", out.path])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(try Data(contentsOf: out), try Data(contentsOf: original), "BACKUP-\(n + 1) changed on the way")
+        }
+        // Restoring again: every pass is already there and stays.
+        let again = try to.run("add", ["--yes", bundle.path])
+        XCTAssertEqual(again.status, 0)
+        XCTAssertEqual(again.stdout.components(separatedBy: "Already in your library.").count - 1, 50)
+        // The same library gives the same bundle bytes.
+        let bundle2 = to.dir.appendingPathComponent("again.pkpasses")
+        XCTAssertEqual(try to.run("export", ["--all", "-o", bundle2.path]).status, 0)
+        XCTAssertEqual(Set(try HandOn.run("/usr/bin/python3", ["-c", "import zipfile,sys; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", bundle2.path]).stdout.split(separator: "\n")),
+                       Set(members))
+    }
+
+    /// Named passes make a bundle of just those; a newer version in a bundle updates the library.
+    func testNamedPassesMakeABundleAndANewerOneUpdates() throws {
+        let a = try Sandbox(), b = try Sandbox()
+        let v1 = a.dir.appendingPathComponent("v1.pkpass"), v2 = a.dir.appendingPathComponent("v2.pkpass")
+        try HandOn.forge(set: ["serialNumber": "MOVE-1", "relevantDate": "2026-06-12T19:00Z"], to: v1)
+        sleep(1)
+        try HandOn.forge(set: ["serialNumber": "MOVE-1", "relevantDate": "2026-06-12T21:00Z"], to: v2)
+        XCTAssertEqual(try b.run("add", ["--yes", v1.path, Run.sample("passes/coupon.pkpass")]).status, 0)
+        XCTAssertEqual(try a.run("add", ["--yes", v2.path, Run.sample("passes/store-card.pkpass"), Run.sample("passes/generic.pkpass")]).status, 0)
+        let bundle = a.dir.appendingPathComponent("trip.pkpasses")
+        let r = try a.run("export", ["pass.org.passconduit.event/MOVE-1", try sha256(ofSample: "passes/store-card.pkpass").prefix(12).description,
+                                     "-o", bundle.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let restored = try b.run("add", ["--yes", bundle.path])
+        XCTAssertEqual(restored.status, 0, restored.stdout)
+        XCTAssertTrue(restored.stdout.contains("Updated"), restored.stdout)
+        let stored = Set(try b.run("list", ["--json"]).objects.compactMap { $0["sha256"] as? String })
+        XCTAssertEqual(stored.count, 3, "coupon, the updated event ticket, the store card; not generic")
+        XCTAssertTrue(stored.contains(try sha256(ofSample: "passes/store-card.pkpass")))
+        let out = b.dir.appendingPathComponent("moved.pkpass")
+        XCTAssertEqual(try b.run("export", ["pass.org.passconduit.event/MOVE-1", "-o", out.path]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: out), try Data(contentsOf: v2))
+    }
+
+    func testExportNeedsAnIDOrAll() throws {
+        let sandbox = try Sandbox()
+        let r = try sandbox.run("export", [])
+        XCTAssertEqual(r.status, 64)
+        let both = try sandbox.run("export", ["--all", "abc"])
+        XCTAssertEqual(both.status, 64)
+        let empty = try sandbox.run("export", ["--all", "-o", sandbox.dir.appendingPathComponent("x.pkpasses").path])
+        XCTAssertEqual(empty.status, 66)
+        XCTAssertTrue(empty.stderr.contains("empty"), empty.stderr)
+    }
+}
