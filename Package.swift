@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CMagic", providers: [.apt(["libmagic-dev"])]),
+        // libzint-dev (Debian 2.11) has no pkg-config file: a hand-written module map links "zint".
+        .systemLibrary(name: "CZint", providers: [.apt(["libzint-dev"])]),
         // cairo (PNG/PDF/SVG surfaces) and pango for the card (libcairo2-dev, libpango1.0-dev).
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
 
@@ -27,6 +29,8 @@ let package = Package(
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
+        // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
+        .target(name: "Barcodes", dependencies: ["CZint", "WalletPass"]),
         // Pass dates as RFC 5545 calendar events (the `calendar` command).
         .target(name: "PassCalendar", dependencies: ["WalletPass"]),
         // The local pass library on SQLite (GRDB).
@@ -45,7 +49,7 @@ let package = Package(
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "PassCalendar",
+            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "PassCalendar", "Barcodes",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -62,6 +66,7 @@ let package = Package(
 
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
         .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConduitTests", dependencies: ["Conduit", "MailMIME", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),

@@ -7,6 +7,13 @@ package struct PassBarcode: Sendable, Equatable {
     package var messageEncoding: String
     package var altText: String?
 
+    package init(format: String, message: String, messageEncoding: String = "iso-8859-1", altText: String? = nil) {
+        self.format = format
+        self.message = message
+        self.messageEncoding = messageEncoding
+        self.altText = altText
+    }
+
     init?(_ json: JSONValue) {
         guard let o = json.object, let format = o["format"]?.string, let message = o["message"]?.text else { return nil }
         self.format = format

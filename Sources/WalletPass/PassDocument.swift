@@ -72,7 +72,11 @@ package struct PassDocument: Sendable, Equatable {
     package var beacons: [Beacon]
     package var maxDistance: Double?
     // Visual
+    /// `barcodes` when it has an item, else the legacy `barcode`.
     package var barcodes: [PassBarcode]
+    /// The legacy (iOS 6-8) `barcode` dictionary, also when `barcodes` is present: Wallet falls back
+    /// to it when no item of `barcodes` has a format it supports.
+    package var legacyBarcode: PassBarcode?
     package var backgroundColor: PassColor?
     package var foregroundColor: PassColor?
     package var labelColor: PassColor?
@@ -232,7 +236,8 @@ package struct PassDocument: Sendable, Equatable {
         }
         maxDistance = o["maxDistance"]?.number
         let modern = (o["barcodes"]?.array ?? []).compactMap(PassBarcode.init)
-        barcodes = modern.isEmpty ? (o["barcode"].flatMap(PassBarcode.init).map { [$0] } ?? []) : modern
+        legacyBarcode = o["barcode"].flatMap(PassBarcode.init)
+        barcodes = modern.isEmpty ? (legacyBarcode.map { [$0] } ?? []) : modern
         backgroundColor = color("backgroundColor")
         foregroundColor = color("foregroundColor")
         labelColor = color("labelColor")

@@ -23,7 +23,10 @@ package struct PassInfo: Sendable, Equatable {
     package var backgroundColor: String?
     /// Falls back to the foreground colour, as Wallet does.
     package var labelColor: String?
+    /// `barcodes`, else the legacy `barcode` (altText localized).
     package var barcodes: [PassBarcode]
+    /// The legacy `barcode` (altText localized), also when `barcodes` is present.
+    package var legacyBarcode: PassBarcode?
     package var headerFields: [PassField]
     package var primaryFields: [PassField]
     package var secondaryFields: [PassField]

@@ -155,6 +155,8 @@ package struct PassOpener: Sendable {
         let render: ([PassField]) -> [PassField] = { $0.map { FieldRenderer.render($0, localize: localize) } }
         var barcodes = d.barcodes
         for i in barcodes.indices { barcodes[i].altText = barcodes[i].altText.map(localize) }
+        var legacyBarcode = d.legacyBarcode
+        if let alt = legacyBarcode?.altText { legacyBarcode?.altText = localize(alt) }
         let foreground = d.foregroundColor?.hex
         let images = images(archive, language: language)
 
@@ -166,7 +168,7 @@ package struct PassOpener: Sendable {
             relevantDate: d.relevantDate?.date ?? d.relevantDates.first.flatMap { $0.date?.date ?? $0.startDate?.date },
             relevantDates: d.relevantDates, expirationDate: d.expirationDate?.date, voided: d.voided,
             foregroundColor: foreground, backgroundColor: d.backgroundColor?.hex,
-            labelColor: d.labelColor?.hex ?? foreground, barcodes: barcodes,
+            labelColor: d.labelColor?.hex ?? foreground, barcodes: barcodes, legacyBarcode: legacyBarcode,
             headerFields: render(d.fields.headerFields), primaryFields: render(d.fields.primaryFields),
             secondaryFields: render(d.fields.secondaryFields), auxiliaryFields: render(d.fields.auxiliaryFields),
             backFields: render(d.fields.backFields), additionalInfoFields: render(d.fields.additionalInfoFields),

@@ -190,6 +190,11 @@ struct AddSession {
         if shown > 0 { print("") }
         shown += 1
         print(card.render(found, details: true))
+        // On a terminal the holder can scan the barcode off the screen before deciding.
+        if Terminal.stdoutIsTerminal, let pass = found.verdict.pass {
+            let barcode = TerminalBarcodeView(terminal: context.terminal).lines(for: pass)
+            if !barcode.isEmpty { print(barcode.joined(separator: "\n")) }
+        }
         switch AddDecision.of(found, allowUntrusted: allowUntrusted) {
         case .refuse(let message, _):
             print(TerminalText.line(message))

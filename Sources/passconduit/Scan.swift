@@ -15,6 +15,9 @@ struct Scan: ParsableCommand {
 
         An input that cannot be read gets one line on standard error and the scan goes on.
 
+        The messages of a Maildir or an mbox are scanned on every CPU (at most 4) and reported \
+        in input order; PASSCONDUIT_WORKERS=1 scans on one core (any number sets the thread count).
+
         Exit status: 0 if any pass was found; 1 if none was found; when none was found and an \
         input failed: 74 if reading one failed midway (I/O error), 65 if one held data that is \
         neither mail nor a pass, else 66 (missing or unreadable input).

@@ -12,6 +12,10 @@ struct Show: ParsableCommand {
         (as "passconduit list" shows it). Texts are localized (--lang). --field KEY prints the \
         value of one field, for scripts; it exits 65 when the pass has no such field.
 
+        On a terminal the barcode is drawn under the details, black on white, for a phone or a \
+        gate scanner to read off the screen (--no-barcode leaves it out); when the terminal is \
+        too narrow or the barcode cannot be drawn, its text is shown instead.
+
         Examples:
           passconduit show 3fa2c1
           passconduit show pass.org.example.event/EVT-1 --field seat
@@ -21,6 +25,9 @@ struct Show: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Print only the value of this field.", valueName: "key"))
     var field: String?
+
+    @Flag(name: .long, help: "Do not draw the barcode on the terminal.")
+    var noBarcode = false
 
     @Argument(help: "The pass: type/serial or a SHA-256 prefix.")
     var id: String
@@ -44,6 +51,10 @@ struct Show: ParsableCommand {
                 print(StoredPassJSON.detailed(stored, info: verdict.pass, verdict: verdict).line)
             } else {
                 print(PassDetails(terminal: context.terminal).render(stored, verdict: verdict))
+                if !noBarcode, Terminal.stdoutIsTerminal, let pass = verdict.pass {
+                    let barcode = TerminalBarcodeView(terminal: context.terminal).lines(for: pass)
+                    if !barcode.isEmpty { print("\n" + barcode.joined(separator: "\n")) }
+                }
             }
             return .success
         }

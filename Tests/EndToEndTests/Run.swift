@@ -49,13 +49,13 @@ final class Sandbox {
 
     /// `passconduit <command> <common options> <arguments>`.
     func run(_ command: String, _ arguments: [String] = [], stdin: Data? = nil, common useCommon: Bool = true,
-             file: StaticString = #filePath, line: UInt = #line) throws -> Run {
+             environment extra: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> Run {
         let process = Process()
         // A new session without a controlling terminal: run from a developer's terminal, the
         // child must not find /dev/tty and wait for an answer there.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["--wait", Binary.url.path, command] + (useCommon ? common : []) + arguments
-        process.environment = environment
+        process.environment = environment.merging(extra) { _, new in new }
         process.currentDirectoryURL = dir
         // Outputs go to files, so neither can fill a pipe and block the child.
         let outURL = dir.appendingPathComponent("stdout-\(UUID().uuidString)")
@@ -85,8 +85,9 @@ final class Sandbox {
     /// `colour: false` sets NO_COLOR, as most tests compare plain text.
     /// `stdinFile`: the child's standard input comes from this file while its controlling
     /// terminal stays the pseudo-terminal (`cat msg | passconduit add -` asks on /dev/tty).
+    /// `extraEnvironment`: more variables for the child (COLUMNS: the pseudo-terminal has no size).
     func runOnTerminal(_ command: String, _ arguments: [String], answers: [String], colour: Bool = false,
-                       stdinFile: String? = nil) throws -> Run {
+                       stdinFile: String? = nil, extraEnvironment: [String: String] = [:]) throws -> Run {
         let script = """
         import os, pty, sys, json
         argv = json.loads(sys.argv[1]); answers = json.loads(sys.argv[2])
@@ -118,6 +119,7 @@ final class Sandbox {
         var env = environment
         env["TERM"] = "xterm"
         if !colour { env["NO_COLOR"] = "1" }
+        env.merge(extraEnvironment) { _, new in new }
         process.arguments = ["-c", script, try json(argv), try json(answers), try json(env), stdinFile ?? ""]
         let out = Pipe()
         process.standardOutput = out

@@ -7,15 +7,33 @@ import Glibc
 /// Turns what the user names — files, mbox files, Maildir folders, a .pkpass/.pkpasses, "-" for
 /// stdin — into messages and passes. The kind of a file is found from its content, never its
 /// name. A bad input yields one `InputProblem` and scanning goes on with the next one.
-package struct InputScanner {
+package struct InputScanner: Sendable {
     package let scanner: PassScanner
+    /// Threads that scan messages of a mailbox at once (Maildir files, mbox messages); results are
+    /// still reported in input order. `workerCount()` by default.
+    package var workers: Int
 
     /// How many bytes are read before deciding what an input is: a From_ line, a zip signature,
     /// or binary data all show in the first bytes.
     static let sniffBytes = 4096
 
-    package init(scanner: PassScanner) {
+    /// How many messages (and bytes of mbox messages) are read ahead for the workers at most:
+    /// memory stays bounded by this plus one message per worker.
+    static let batchMessages = 64
+    static let batchBytes = 16 << 20
+
+    package init(scanner: PassScanner, workers: Int = InputScanner.workerCount()) {
         self.scanner = scanner
+        self.workers = max(1, workers)
+    }
+
+    /// `PASSCONDUIT_WORKERS` (a number; 1 scans on one core) when set, else the usable CPUs, at
+    /// most 4 (scanning is bound by memory bandwidth beyond that).
+    package static func workerCount(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+        if let text = environment["PASSCONDUIT_WORKERS"], let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 1 {
+            return min(n, 64)
+        }
+        return max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
     }
 
     /// Scans one input ("-" = stdin), reporting as it goes. `input` is a `PathBytes` carrier:
@@ -54,7 +72,15 @@ package struct InputScanner {
             emit(.problem(InputProblem(input: path, message: "is a folder but not a Maildir (it has no cur/ or new/ folder)", status: .noInput)))
             return
         }
-        read(&reader, input: path, emit: emit)
+        // Each worker reads its own files: opening and reading are a good part of a Maildir's cost.
+        let limits = scanner.limits.mime
+        let paths = reader.paths
+        var next = 0
+        run(input: path, emit: emit) {
+            guard next < paths.count else { return nil }
+            next += 1
+            return .file(path: paths[next - 1], index: next, limits: limits)
+        }
         for folder in subfolders ? Self.maildirPlusPlusFolders(of: path) : [] {
             scanMaildir(folder, subfolders: false, emit: emit)
         }
@@ -152,41 +178,115 @@ package struct InputScanner {
         for found in scanner.scanPassBytes(bytes, kind: kind, source: source) { emit(.found(found)) }
     }
 
+    /// One unit of work for a worker: a message in hand, or a Maildir file to read.
+    enum Item: Sendable {
+        case message(MailboxMessage)
+        case file(path: String, index: Int, limits: MIMELimits)
+    }
+
+    /// What one item gave: its events in order, and whether it was a message read (for progress).
+    struct Outcome: Sendable {
+        var events: [ScanEvent] = []
+        var read = false
+        var bytes = 0
+    }
+
     func read<R: MessageReader>(_ reader: inout R, input: String, emit: (ScanEvent) -> Void) {
         var messages = 0
-        var bytes = 0
-        while true {
-            let next: MailboxMessage?
+        var failure: InputProblem?
+        run(input: input, emit: emit) {
+            guard failure == nil else { return nil }
             do {
-                next = try reader.next()
-            } catch let error as MailboxError where R.self == MaildirReader.self {
-                // A Maildir message is a file of its own: one that cannot be read is skipped
-                // and the next one is read (the reader has already moved past it).
-                let status: ExitStatus = error.code == .cannotOpen ? .noInput : .ioError
-                emit(.problem(InputProblem(input: error.path, message: "cannot be read: \(Self.plain(error.detail))", status: status)))
-                continue
+                guard let message = try reader.next() else { return nil }
+                messages += 1
+                return .message(message)
             } catch let error as MailboxError {
-                emit(.problem(InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(Self.plain(error.detail))", status: .ioError)))
-                return
+                failure = InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(Self.plain(error.detail))", status: .ioError)
             } catch {
-                emit(.problem(InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(error)", status: .ioError)))
-                return
+                failure = InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(error)", status: .ioError)
             }
-            guard let message = next else { break }
-            messages += 1
-            bytes += message.byteCount
-            if message.oversize {
-                let limit = scanner.limits.mime.maxMessageBytes
-                emit(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(Self.size(limit)) and was skipped", status: .dataError)))
-            } else {
-                let source = PassSourceInfo(input: input, message: message.index, messagePath: message.path)
-                let found = scanner.scanMessage(message.bytes, source: source) { sentence in
-                    emit(.problem(InputProblem(input: input, message: "message \(message.index) \(sentence)", status: .dataError)))
-                }
-                for pass in found { emit(.found(pass)) }
-            }
-            emit(.progress(input: input, messages: messages, bytes: bytes))
+            return nil
         }
+        if let failure { emit(.problem(failure)) }
+    }
+
+    /// Takes items from `next` (on this thread) in batches, scans each batch on `workers` threads
+    /// and reports every item's events in input order, with progress after each message. With one
+    /// worker everything runs on this thread, in the same order: results never depend on it.
+    func run(input: String, emit: (ScanEvent) -> Void, next: () -> Item?) {
+        var messages = 0
+        var bytes = 0
+        func report(_ outcome: Outcome) {
+            for event in outcome.events { emit(event) }
+            if outcome.read {
+                messages += 1
+                bytes += outcome.bytes
+                emit(.progress(input: input, messages: messages, bytes: bytes))
+            }
+        }
+        if workers <= 1 {
+            while let item = next() { report(process(item, input: input)) }
+            return
+        }
+        var done = false
+        while !done {
+            var batch: [Item] = []
+            var held = 0
+            while batch.count < Self.batchMessages && held < Self.batchBytes {
+                guard let item = next() else { done = true; break }
+                if case .message(let m) = item { held += m.bytes.count }
+                batch.append(item)
+            }
+            if batch.isEmpty { break }
+            let results = OutcomeSlots(count: batch.count)
+            let items = batch
+            let scanner = self
+            // Items are handed out one at a time, so a slow message never holds up a whole share.
+            let counter = AtomicCounter()
+            DispatchQueue.concurrentPerform(iterations: min(workers, items.count)) { _ in
+                while true {
+                    let i = counter.next()
+                    guard i < items.count else { return }
+                    results.set(i, scanner.process(items[i], input: input))
+                }
+            }
+            for i in 0..<items.count { report(results.get(i)) }
+        }
+    }
+
+    /// Reads (for a Maildir file) and scans one item; never throws, problems become events.
+    func process(_ item: Item, input: String) -> Outcome {
+        var outcome = Outcome()
+        let message: MailboxMessage
+        switch item {
+        case .message(let m):
+            message = m
+        case .file(let path, let index, let limits):
+            do {
+                message = try MaildirReader.readMessage(path, index: index, limits: limits)
+            } catch let error as MailboxError {
+                // A Maildir message is a file of its own: one that cannot be read is skipped.
+                let status: ExitStatus = error.code == .cannotOpen ? .noInput : .ioError
+                outcome.events.append(.problem(InputProblem(input: error.path, message: "cannot be read: \(Self.plain(error.detail))", status: status)))
+                return outcome
+            } catch {
+                outcome.events.append(.problem(InputProblem(input: path, message: "cannot be read: \(error)", status: .ioError)))
+                return outcome
+            }
+        }
+        outcome.read = true
+        outcome.bytes = message.byteCount
+        if message.oversize {
+            let limit = scanner.limits.mime.maxMessageBytes
+            outcome.events.append(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(Self.size(limit)) and was skipped", status: .dataError)))
+        } else {
+            let source = PassSourceInfo(input: input, message: message.index, messagePath: message.path)
+            let found = scanner.scanMessage(message.bytes, source: source) { sentence in
+                outcome.events.append(.problem(InputProblem(input: input, message: "message \(message.index) \(sentence)", status: .dataError)))
+            }
+            for pass in found { outcome.events.append(.found(pass)) }
+        }
+        return outcome
     }
 
     /// A first line that is a header field ("Name:") or an mbox From_ line. A message whose body
@@ -262,4 +362,21 @@ package struct InputScanner {
         default: return "\(verb): \(String(cString: strerror(code)))"
         }
     }
+}
+
+/// One result slot per batch item, each written by exactly one worker and read after all have
+/// finished (`concurrentPerform` returns only then), so no two threads touch a slot at once.
+private final class OutcomeSlots: @unchecked Sendable {
+    private var slots: [InputScanner.Outcome]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: InputScanner.Outcome(), count: count) }
+    func set(_ i: Int, _ outcome: InputScanner.Outcome) { lock.lock(); slots[i] = outcome; lock.unlock() }
+    func get(_ i: Int) -> InputScanner.Outcome { lock.lock(); defer { lock.unlock() }; return slots[i] }
+}
+
+/// Hands out 0, 1, 2, ... to whichever worker asks next.
+private final class AtomicCounter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value - 1 }
 }

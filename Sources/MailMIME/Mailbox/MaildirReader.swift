@@ -51,21 +51,70 @@ package struct MaildirReader: MessageReader {
         return PathBytes.stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// The message files, in reading order (for callers that read them on several threads).
+    package var paths: [String] { files }
+
     package mutating func next() throws -> MailboxMessage? {
         guard position < files.count else { return nil }
         let file = files[position]
         position += 1
+        return try Self.readMessage(file, index: position, limits: limits)
+    }
+
+    /// Reads one message file whole. The file's size is known, so the bytes go straight into an
+    /// array of that size: no buffer sized for a mailbox (a 4 MB zeroed chunk per file was the
+    /// Maildir path's per-message cost, issue 17) and no second copy. A file that grows while it
+    /// is read is read on to its end, still capped by `maxMessageBytes`.
+    package static func readMessage(_ file: String, index: Int, limits: MIMELimits) throws -> MailboxMessage {
         let fd = PathBytes.open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MailboxError.errno(.cannotOpen, path: file, errno) }
         defer { close(fd) }
         var st = stat()
-        if fstat(fd, &st) == 0, Int(st.st_size) > limits.maxMessageBytes {
-            return MailboxMessage(index: position, bytes: [], path: file, byteCount: Int(st.st_size), oversize: true)
+        guard fstat(fd, &st) == 0 else { throw MailboxError.errno(.readFailed, path: file, errno) }
+        let size = Int(st.st_size)
+        if size > limits.maxMessageBytes {
+            return MailboxMessage(index: index, bytes: [], path: file, byteCount: size, oversize: true)
         }
-        var reader = SingleMessageReader(fileDescriptor: fd, limits: limits, name: file)
-        guard var message = try reader.next() else { return nil }
-        message.index = position
-        message.path = file
-        return message
+        // One byte more than the size: filling it means the file grew since fstat.
+        var bytes = try [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, count in
+            count = try readFully(fd, into: buffer, file: file)
+        }
+        if bytes.count > size {
+            while true {
+                let piece = try [UInt8](unsafeUninitializedCapacity: 64 * 1024) { buffer, count in
+                    count = try readFully(fd, into: buffer, file: file)
+                }
+                if bytes.count + piece.count > limits.maxMessageBytes {
+                    // Grew past the limit while being read: count the rest, keep nothing.
+                    var total = bytes.count + piece.count
+                    while true {
+                        let more = try [UInt8](unsafeUninitializedCapacity: 64 * 1024) { buffer, count in
+                            count = try readFully(fd, into: buffer, file: file)
+                        }
+                        if more.isEmpty { break }
+                        total += more.count
+                    }
+                    return MailboxMessage(index: index, bytes: [], path: file, byteCount: total, oversize: true)
+                }
+                bytes += piece
+                if piece.count < 64 * 1024 { break }
+            }
+        }
+        return MailboxMessage(index: index, bytes: bytes, path: file, byteCount: bytes.count, oversize: false)
+    }
+
+    /// Reads until `buffer` is full or the file ends; retries EINTR. Returns the bytes read.
+    static func readFully(_ fd: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, file: String) throws -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var filled = 0
+        while filled < buffer.count {
+            // filled < buffer.count: the pointer and length stay inside the buffer.
+            let n = read(fd, base + filled, buffer.count - filled)
+            if n > 0 { filled += n; continue }
+            if n == 0 { break }
+            if errno == EINTR { continue }
+            throw MailboxError.errno(.readFailed, path: file, errno)
+        }
+        return filled
     }
 }

@@ -1,0 +1,74 @@
+/// Why a barcode cannot be drawn: a stable `code` for programs, a `message` a person reads (the
+/// caller then shows the barcode's text instead), and a technical `detail`.
+package struct BarcodeError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Code: RawRepresentable, Hashable, Sendable {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        /// The pass names a symbology Wallet does not draw (or garbage).
+        package static let unsupportedFormat = Code(rawValue: "unsupported-barcode-format")
+        /// `messageEncoding` is not a character set passconduit knows.
+        package static let unknownEncoding = Code(rawValue: "unknown-barcode-encoding")
+        /// A character of the message has no byte form in `messageEncoding` ("€" in ISO-8859-1).
+        package static let unrepresentable = Code(rawValue: "barcode-message-unrepresentable")
+        /// The message does not fit the largest symbol of its symbology.
+        package static let tooLong = Code(rawValue: "barcode-message-too-long")
+        /// zint refused the data for another reason (its text is in `detail`).
+        package static let encoderFailed = Code(rawValue: "barcode-encoder-failed")
+    }
+
+    package var code: Code
+    package var message: String
+    package var detail: String
+
+    package var description: String { "\(message) (\(code.rawValue): \(detail))" }
+
+    package static func == (a: BarcodeError, b: BarcodeError) -> Bool { a.code == b.code }
+
+    static func unsupportedFormat(_ format: String) -> BarcodeError {
+        BarcodeError(code: .unsupportedFormat,
+                     message: "The barcode's format is not one Wallet draws (QR, PDF417, Aztec, Code 128), so it is shown as text.",
+                     detail: "format \(Self.quoted(format))")
+    }
+
+    static func unknownEncoding(_ name: String) -> BarcodeError {
+        BarcodeError(code: .unknownEncoding,
+                     message: "The barcode's character set is unknown, so it cannot be drawn and is shown as text.",
+                     detail: "messageEncoding \(Self.quoted(name))")
+    }
+
+    static func unrepresentable(_ scalar: Unicode.Scalar, offset: Int, encoding: String) -> BarcodeError {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return BarcodeError(code: .unrepresentable,
+                            message: "The barcode's message has a character its character set (\(encoding)) cannot hold, so it is shown as text.",
+                            detail: "U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex) at character \(offset) has no form in \(encoding)")
+    }
+
+    static func tooLong(_ format: BarcodeFormat, bytes: Int, limit: Int?, zint: String? = nil) -> BarcodeError {
+        var detail = "\(bytes) bytes"
+        if let limit { detail += "; a \(format.name) symbol holds at most \(limit)" }
+        if let zint { detail += "; zint: \(zint)" }
+        return BarcodeError(code: .tooLong,
+                            message: "The barcode's message is too long for a \(format.name) code, so it is shown as text.",
+                            detail: detail)
+    }
+
+    static func encoderFailed(_ format: BarcodeFormat, status: Int32, text: String) -> BarcodeError {
+        BarcodeError(code: .encoderFailed,
+                     message: "The \(format.name) barcode could not be drawn, so it is shown as text.",
+                     detail: "zint \(status): \(text)")
+    }
+
+    /// A name from the pass, cut and with control characters escaped: details reach logs and terminals.
+    static func quoted(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(64) {
+            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        if text.unicodeScalars.count > 64 { out += "…" }
+        return "\"" + out + "\""
+    }
+}
