@@ -15,9 +15,9 @@ for tool in hyperfine zint python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is required" >&2; exit 69; }
 done
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  swift build -c release --product passconduit
+  swift build -c release --product passconduit --scratch-path .build-release
 fi
-bin="$root/.build/release/passconduit"
+bin="$root/.build-release/release/passconduit"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p Benchmarks/data

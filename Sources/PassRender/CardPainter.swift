@@ -63,7 +63,7 @@ final class CardPainter {
             return BarcodeGeometry(module: module, moduleHeight: rowHeight, outerWidth: Double(m.outerWidth) * module,
                                    outerHeight: Double(m.height) * rowHeight + 2 * Double(m.quietY) * module)
         }
-        let target = min(available, m.outerWidth > 100 ? available : 200)
+        let target = min(available, m.outerWidth > 100 ? available : 160)
         let px = max(s, ((target * s) / Double(max(m.outerWidth, m.outerHeight))).rounded(.down))
         let module = px / s
         return BarcodeGeometry(module: module, moduleHeight: module, outerWidth: Double(m.outerWidth) * module,
@@ -281,7 +281,7 @@ final class CardPainter {
         let used = fit(pictures["logo"], x: lx, y: y, maxWidth: max(0, logoBox), maxHeight: headerHeight)
         if used.width > 0 { lx += used.width + 8 }
         let logoText = m.logoText ?? (pictures["logo"] == nil ? m.organization : nil)
-        if let logoText, headerRight - lx > 20 {
+        if let logoText, headerRight - lx > 60 {
             let lh = layoutHeight(logoText, size: 15, bold: true, width: headerRight - lx)
             text(logoText, x: lx, y: y + (headerHeight - lh) / 2, width: headerRight - lx, size: 15, bold: true,
                  color: m.colors.foreground)

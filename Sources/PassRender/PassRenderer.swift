@@ -64,6 +64,9 @@ package enum PassRenderer {
     static let printScale = 0.2 / 25.4 * 72
     static let pdfMargin = 48.0
     static let gap = 16.0
+    /// Vector outputs have no pixels: modules snap to quarter points, so a short Code 128 gets
+    /// wide bars instead of being rounded down to whole points.
+    static let vectorGrid = 4.0
 
     package static func render(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?,
                                request: RenderRequest) throws -> RenderOutput {
@@ -177,7 +180,7 @@ package enum PassRenderer {
         let page = request.paper.points
         let k = printScale
         let frontHeight: Double = withScratch { cr in
-            CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: 1, drawing: false).front(x: 0, y: 0, height: nil)
+            CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: vectorGrid, drawing: false).front(x: 0, y: 0, height: nil)
         }
         let sink = ByteSink()
         let unmanaged = Unmanaged.passRetained(sink)
@@ -187,7 +190,7 @@ package enum PassRenderer {
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, FieldCell.cut(title, to: 200))
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "passconduit")
         let cr = cairo_create(surface)!
-        let painter = CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: 1, drawing: true)
+        let painter = CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: vectorGrid, drawing: true)
         var y = pdfMargin
         if request.side != .back {
             cairo_save(cr)
