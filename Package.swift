@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     ],
     targets: [
         // C libraries from Debian (libssl-dev, libzip-dev, libmagic-dev).
@@ -29,10 +30,15 @@ let package = Package(
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
-        // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
-        .target(name: "Barcodes", dependencies: ["CZint", "WalletPass"]),
         // Pass dates as RFC 5545 calendar events (the `calendar` command).
         .target(name: "PassCalendar", dependencies: ["WalletPass"]),
+        // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
+        .target(name: "Barcodes", dependencies: ["CZint", "WalletPass"]),
+        // `send`: one pass served once over HTTP (SwiftNIO). The only target that listens on a socket.
+        .target(name: "PassSend", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
         // Detection, scanning pipeline, add-flow decisions, config.
@@ -49,7 +55,7 @@ let package = Package(
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "PassCalendar", "Barcodes",
+            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -66,8 +72,8 @@ let package = Package(
 
         .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
         .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
+        .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
         .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "ConduitTests", dependencies: ["Conduit", "MailMIME", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [

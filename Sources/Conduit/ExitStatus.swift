@@ -6,6 +6,8 @@ package enum ExitStatus: Int32, Sendable {
     case usage = 64        // EX_USAGE
     case dataError = 65    // EX_DATAERR
     case noInput = 66      // EX_NOINPUT
+    /// A service cannot start (`send` has no address to listen on).
+    case unavailable = 69  // EX_UNAVAILABLE
     case cannotCreate = 73 // EX_CANTCREAT
     case ioError = 74      // EX_IOERR
     case tempFailure = 75  // EX_TEMPFAIL

@@ -22,7 +22,7 @@ struct Passconduit: ParsableCommand {
         Shell completions: passconduit --generate-completion-script bash|zsh|fish
         """,
         version: "0.1.0",
-        subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, CalendarCommand.self, Icon.self, Render.self, Open.self,
+        subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, CalendarCommand.self, Send.self, Icon.self, Render.self, Open.self,
                       Offers.self, Log.self, MailFilter.self]
     )
 

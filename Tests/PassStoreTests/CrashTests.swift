@@ -56,8 +56,10 @@ final class CrashTests: XCTestCase {
             }
         }
         XCTAssertEqual(killedMidRun, 200)
-        // The children did write: the logs grew across kills of the same library.
-        XCTAssertGreaterThan(sequences.max() ?? 0, 100)
+        // The children did write, and the logs grew across kills of the same library: 20 children a
+        // library wait for a reported commit before they die, so a library that kept its log holds
+        // at least 20 changes. (How many more depends on the machine's load: 67 to 100+ were seen.)
+        XCTAssertGreaterThanOrEqual(sequences.max() ?? 0, 20)
         XCTAssertGreaterThan(checkedCommits, 100, "most children should have committed before the kill")
         print("crash test: 200 SIGKILLs in \(String(format: "%.1f", Date().timeIntervalSince(started))) s, largest log \(sequences.max() ?? 0), \(checkedCommits) kills after a reported commit")
     }
