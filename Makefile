@@ -39,12 +39,20 @@ install: build
 	cp -R Samples/integrations/. $(DOCDIR)/integrations/
 	chmod -R u=rwX,go=rX $(DOCDIR)/integrations
 
+# update-desktop-database (desktop-file-utils) and update-mime-database (shared-mime-info) only
+# refresh caches; without them the entries still work, so its absence is not an error. Our mailcap lines (the ones running passconduit) are
+# replaced by the current ones, so running it again or after an older version leaves one set;
+# mime.types lines are added once each.
 install-user:
 	install -d $(XDG_DATA_HOME)/applications
 	install -m 644 Samples/integrations/desktop/passconduit.desktop Samples/integrations/desktop/passconduit-open.desktop $(XDG_DATA_HOME)/applications/
-	-update-desktop-database $(XDG_DATA_HOME)/applications 2>/dev/null
-	grep -qs 'vnd.apple.pkpass;' $(HOME)/.mailcap || cat Samples/integrations/mutt/mailcap >> $(HOME)/.mailcap
-	grep -qs 'vnd.apple.pkpass' $(HOME)/.mime.types || cat Samples/integrations/mutt/mime.types >> $(HOME)/.mime.types
+	if command -v update-desktop-database >/dev/null 2>&1; then update-desktop-database $(XDG_DATA_HOME)/applications; fi
+	install -d $(XDG_DATA_HOME)/mime/packages
+	install -m 644 Samples/integrations/desktop/passconduit-mime.xml $(XDG_DATA_HOME)/mime/packages/passconduit.xml
+	if command -v update-mime-database >/dev/null 2>&1; then update-mime-database $(XDG_DATA_HOME)/mime; fi
+	touch $(HOME)/.mailcap $(HOME)/.mime.types
+	tmp=$$(mktemp) && { grep -Ev 'passconduit (add|scan|open) ' $(HOME)/.mailcap; grep -v '^#' Samples/integrations/mutt/mailcap; } > $$tmp; cat $$tmp > $(HOME)/.mailcap; rm -f $$tmp
+	grep -v '^#' Samples/integrations/mutt/mime.types | while IFS= read -r line; do [ -z "$$line" ] || grep -qxF "$$line" $(HOME)/.mime.types || printf '%s\n' "$$line" >> $(HOME)/.mime.types; done
 
 uninstall:
 	rm -f $(BINDIR)/passconduit $(MANDIR)/passconduit*.1 $(APPDIR)/passconduit.desktop $(APPDIR)/passconduit-open.desktop

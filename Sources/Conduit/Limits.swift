@@ -25,6 +25,14 @@ package struct Limits: Sendable, Equatable {
     /// the first bytes; a larger window would decode more of every zip-looking attachment.
     package var sniffBytes: Int = 64 * 1024
 
+    /// Attributes, attachments and bytes read from a TNEF `winmail.dat` (millions of tiny
+    /// attributes, property counts near 2^32).
+    package var tnef: TNEFLimits = .default
+
+    /// How many wrappers deep a pass is looked for: a `winmail.dat` holding a zip holding a
+    /// pass is 2 (a TNEF inside a TNEF inside … must end somewhere).
+    package var maxWrapperDepth: Int = 3
+
     package init() {}
     package static let `default` = Limits()
 }

@@ -32,11 +32,29 @@ struct PassArchive {
         case .failure(.tooManyEntries(let n)): return .failure(.tooManyEntries(n, limit: limits.maxEntries))
         case .failure(.notAZip(let why)): return .failure(.notAZip(why))
         }
+        if layout == .pass, let folder = folderHoldingPass(directory) {
+            return .failure(.missingPassJSON("pass.json is not at the root of the archive but in the folder \"\(folder)/\": "
+                                             + "the pass was zipped together with its folder, which Wallet does not open"))
+        }
         var wanted: [Int] = []
         if let refusal = screen(directory, limits: limits, layout: layout, wanted: &wanted) {
             return .failure(refusal)
         }
         return bytes.withUnsafeBytes { raw in inflate(raw, directory: directory, wanted: wanted) }
+    }
+
+    /// The folder of a pass zipped with its folder (`MyPass/pass.json`, no `pass.json` at the
+    /// root): that pass is missing its pass.json where Wallet looks, not packed unsafely. Only a
+    /// folder whose name is itself safe is named; anything odd is left to the full screen.
+    private static func folderHoldingPass(_ directory: ZipDirectory) -> String? {
+        guard !directory.entries.contains(where: { $0.name == "pass.json" }) else { return nil }
+        for entry in directory.entries where entry.name.hasSuffix("/pass.json") {
+            let folder = String(entry.name.dropLast("/pass.json".count))
+            guard !folder.isEmpty, folder != "__MACOSX", !folder.hasPrefix("__MACOSX/"),
+                  unsafeNameReason(entry.rawName) == nil else { continue }
+            return folder
+        }
+        return nil
     }
 
     // MARK: - Refusals before inflating
@@ -66,6 +84,8 @@ struct PassArchive {
             if let other = folded[key] { return .duplicateName(name, other) }
             folded[key] = name
             if isDirectory { continue }
+            // Nothing else of a bundle is inflated, so only its members' sizes matter.
+            if layout == .bundle, !isBundleMember(name) { continue }
             if entry.method != 0, entry.method != 8 { return .unsupportedCompression(name, method: Int32(entry.method)) }
             if entry.uncompressedSize > UInt64(limits.maxEntryBytes) {
                 return .entryTooLarge(name, declared: entry.uncompressedSize, limit: limits.maxEntryBytes)
@@ -79,7 +99,6 @@ struct PassArchive {
             if entry.method == 0, entry.compressedSize != entry.uncompressedSize {
                 return .unsafeName(name, "is stored but declares \(entry.compressedSize) bytes stored and \(entry.uncompressedSize) bytes uncompressed")
             }
-            if layout == .bundle, !isBundleMember(name) { continue }
             wanted.append(i)
         }
         return nil
@@ -107,8 +126,13 @@ struct PassArchive {
     private static func layoutReason(_ name: String, isDirectory: Bool, layout: Layout) -> String? {
         var parts = name.split(separator: "/", omittingEmptySubsequences: true)
         if parts.first == "__MACOSX" { return nil }
+        if layout == .bundle {
+            // A bundle, or any zip of passes people send (a folder of tickets, made on a Mac with
+            // its __MACOSX/ forks): folders are fine, only .pkpass members are read.
+            return parts.count > maxBundleDepth ? "is nested more than \(maxBundleDepth) folders deep" : nil
+        }
         if isDirectory {
-            if layout == .pass, parts.count == 1, parts[0].hasSuffix(".lproj") { return nil }
+            if parts.count == 1, parts[0].hasSuffix(".lproj") { return nil }
             return "is a folder a pass cannot have"
         }
         parts.removeLast()  // the file's own name; `name` is not empty, so neither is `parts`
@@ -119,8 +143,15 @@ struct PassArchive {
         }
     }
 
+    /// How many folders deep a bundle member may sit (a zip of a folder of tickets has 1).
+    static let maxBundleDepth = 8
+
+    /// A `.pkpass` file at any depth of a bundle, except Mac resource forks (`__MACOSX/…`,
+    /// `._name.pkpass`), which carry no pass.
     static func isBundleMember(_ name: String) -> Bool {
-        !name.contains("/") && name.lowercased().hasSuffix(".pkpass")
+        guard !name.hasSuffix("/"), name.lowercased().hasSuffix(".pkpass") else { return false }
+        let base = name.split(separator: "/").last ?? ""
+        return !name.hasPrefix("__MACOSX/") && !base.hasPrefix("._") && base.count > ".pkpass".count
     }
 
     // MARK: - Inflating with libzip

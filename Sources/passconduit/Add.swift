@@ -25,6 +25,7 @@ struct Add: ParsableCommand {
           passconduit add --yes boarding.pkpass
           passconduit add --offers
           passconduit add --offer 3 --offer 4
+          passconduit add --attachment ticket.pkpass /tmp/mutt-tmpfile.pkpass
         """)
 
     @OptionGroup var global: GlobalOptions
@@ -40,6 +41,11 @@ struct Add: ParsableCommand {
 
     @Flag(name: .long, help: "Review every pending offer, one by one.")
     var offers = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Record the pass as this mail attachment instead of the input's path (for mail clients, which hand over a temporary copy they delete; the shipped mailcap passes %{name}).",
+        valueName: "name"))
+    var attachment: String?
 
     @Argument(help: ArgumentHelp("Messages, mailboxes, Maildir folders, passes; - for standard input.", valueName: "path"))
     var paths: [String] = []
@@ -61,6 +67,7 @@ struct Add: ParsableCommand {
             let context = try Context(global)
             let library = try context.library()
             var flow = AddSession(context: context, library: library, yes: yes, allowUntrusted: allowUntrusted)
+            flow.attachment = attachment
             if offers || !offer.isEmpty {
                 return try flow.reviewOffers(offers ? nil : offer)
             }
@@ -77,6 +84,8 @@ struct AddSession {
     let allowUntrusted: Bool
     let prompt = Prompt()
     var card: PassCard { PassCard(terminal: context.terminal) }
+    /// `--attachment`: what a mail client's temporary file was (it is deleted once the client returns).
+    var attachment: String?
     var shown = 0
     var refused = false
     var unasked = false
@@ -98,7 +107,9 @@ struct AddSession {
         for path in paths {
             inputs.scan(path) { event in
                 switch event {
-                case .found(let pass): found.append(pass)
+                case .found(var pass):
+                    if let attachment { Self.recordAsAttachment(&pass, attachment) }
+                    found.append(pass)
                 case .problem(let problem):
                     problems.append(problem)
                     Terminal.warn(problem.description)
@@ -120,6 +131,15 @@ struct AddSession {
             }
         }
         return outcome(nothingFound: found.isEmpty, problems: problems)
+    }
+
+    /// Shows and records the pass as the mail attachment it was, never the temporary path the
+    /// mail client handed over (mutt removes it as soon as `add` returns).
+    static func recordAsAttachment(_ pass: inout FoundPass, _ name: String) {
+        let label = name.isEmpty ? "a mail attachment" : "mail attachment \"\(name)\""
+        pass.source.input = label
+        if pass.source.filename == nil, !name.isEmpty { pass.source.filename = name }
+        pass.record?.source?.file = label
     }
 
     mutating func reviewOffers(_ ids: [Int64]?) throws -> ExitStatus {

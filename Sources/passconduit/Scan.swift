@@ -87,7 +87,13 @@ struct Scan: ParsableCommand {
             }
             progress.clear()
             if found > 0 { return .success }
-            return ScanOutcome.status(problems: problems)
+            let status = ScanOutcome.status(problems: problems)
+            // Silent like grep for scripts; a person at a terminal is told the scan ran and found nothing.
+            if status == .noPassFound, !global.json, Terminal.stderrIsTerminal {
+                let names = paths.isEmpty ? ["standard input"] : paths.map { $0 == "-" ? "standard input" : $0 }
+                Terminal.warn("no pass found in \(names.joined(separator: ", "))")
+            }
+            return status
         }
     }
 

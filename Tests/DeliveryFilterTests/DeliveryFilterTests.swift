@@ -42,6 +42,16 @@ final class DeliveryFilterTests: XCTestCase {
         XCTAssertEqual(out, "Subject: x\n\nb\n")
     }
 
+    /// Issue 9 item 4: a spoofed header after a stray boundary line reached the mailbox.
+    func testForgedHeaderAfterAMalformedLineIsRemovedAndTheRestKept() {
+        let m = "Subject: x\n--boundary-out-of-place\nX-Passconduit: 1 pass (1 update)\nX-Passconduit-Pass: valid; update; org=\"Bank\"\nTo: y\n\nbody\n"
+        let (out, _) = run(m, reports: [])
+        XCTAssertEqual(out, "Subject: x\n--boundary-out-of-place\nTo: y\n\nbody\n")
+        let (withPass, _) = run(m, reports: [newPass])
+        XCTAssertFalse(withPass?.contains("Bank") ?? true)
+        XCTAssertTrue(withPass?.hasSuffix("Subject: x\n--boundary-out-of-place\nTo: y\n\nbody\n") ?? false, withPass ?? "")
+    }
+
     func testNoHeadersOptionAlwaysPassesTheInput() {
         var o = FilterOptions()
         o.headers = false

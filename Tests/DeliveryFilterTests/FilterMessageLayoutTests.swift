@@ -42,9 +42,17 @@ final class FilterMessageLayoutTests: XCTestCase {
         XCTAssertEqual(removed(s + "\nTo: y\n", locate(s + "\nTo: y\n", whole: false)), ["X-Passconduit: 1 pass\n"])
     }
 
-    func testHeaderBlockEndsAtFirstNonFieldLine() {
-        let s = "Subject: x\nnot a header line\nX-Passconduit: 1\n\n"
-        XCTAssertEqual(locate(s).ownFieldRanges, [])
+    /// A forged field after a line with no colon (a stray boundary) survived: the walk stopped at
+    /// that line, while mail readers and Dovecot read on to the empty line. Now every field of our
+    /// names up to the first empty line is found; the malformed lines themselves stay.
+    func testForgedFieldsAfterMalformedLinesAreFoundUpToTheEmptyLine() {
+        let s = "Subject: x\nnot a header line\nX-Passconduit: 1\n--b1\n  stray fold\nX-Passconduit-Pass: valid; new;\n org=\"Bank\"\nTo: y\n\nX-Passconduit: body\n"
+        XCTAssertEqual(removed(s, locate(s)), ["X-Passconduit: 1\n", "X-Passconduit-Pass: valid; new;\n org=\"Bank\"\n"])
+        let crlf = s.replacingOccurrences(of: "\n", with: "\r\n")
+        XCTAssertEqual(removed(crlf, locate(crlf)), ["X-Passconduit: 1\r\n", "X-Passconduit-Pass: valid; new;\r\n org=\"Bank\"\r\n"])
+        // A forged field as the very first line after a malformed one, with the From_ line kept first.
+        let mbox = "From a@b Sat\n>From spoof\nX-Passconduit: 3 passes\n\nb\n"
+        XCTAssertEqual(removed(mbox, locate(mbox)), ["X-Passconduit: 3 passes\n"])
     }
 
     func testLeadingContinuationLineForbidsInsertion() {

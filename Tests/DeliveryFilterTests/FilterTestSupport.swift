@@ -36,15 +36,21 @@ enum FilterCorpus {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// `shared/corpus/mime` beside the checkout (CI has it there), or beside a folder above it (a
-    /// git worktree under `<project>/wt/<name>`): the nearest one found going up.
+    /// `$PASSCONDUIT_MIME_CORPUS`; else `shared/corpus/mime` beside the checkout (CI has it there),
+    /// or beside a folder above it (a git worktree under `<project>/wt/<name>`), the nearest one
+    /// found going up; else the machine's `/work/shared/corpus/mime` (a clone in `mktemp -d`).
     static var mimeCorpus: URL {
+        if let dir = ProcessInfo.processInfo.environment["PASSCONDUIT_MIME_CORPUS"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir)
+        }
         var dir = repositoryRoot.deletingLastPathComponent()
         for _ in 0..<3 {
             let candidate = dir.appendingPathComponent("shared/corpus/mime")
             if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.tsv").path) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
+        let machine = URL(fileURLWithPath: "/work/shared/corpus/mime")
+        if FileManager.default.fileExists(atPath: machine.appendingPathComponent("index.tsv").path) { return machine }
         return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/mime")
     }
 
@@ -148,7 +154,8 @@ enum NothingLost {
         }
     }
 
-    /// Removes, from the header area only, every line belonging to a field named X-Passconduit or
+    /// Removes, from the header area only (up to the first empty line, malformed lines included),
+    /// every line belonging to a field named X-Passconduit or
     /// X-Passconduit-Pass (with its continuation lines). An independent re-implementation: it works
     /// on lines, not on FilterMessageLayout.
     static func stripOwn(_ bytes: [UInt8]) -> [UInt8] {
@@ -176,8 +183,11 @@ enum NothingLost {
                     skipping = false
                     haveField = true
                     out += l
+                } else if l.elementsEqual([10]) || l.elementsEqual([13, 10]) {
+                    inHeader = false   // the empty line ends the header area
+                    out += l
                 } else {
-                    inHeader = false
+                    skipping = false   // a line that is no field: kept, and the header area goes on
                     out += l
                 }
             } else {

@@ -10,6 +10,8 @@ final class HostileInputTests: XCTestCase {
         sandbox = try Sandbox()
     }
 
+    override class func tearDown() { Unprivileged.cleanUp() }
+
     /// Runs `passconduit scan --json ARGS` as a user who cannot read files made mode 000 (tests
     /// run as root, which reads everything: then the scan runs as nobody).
     func scanAsUnprivileged(_ arguments: [String]) throws -> Run {
@@ -17,8 +19,9 @@ final class HostileInputTests: XCTestCase {
         let home = sandbox.dir.appendingPathComponent("nobody")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o777])
-        var argv = [Binary.url.path, "scan", "--json", "--library", home.appendingPathComponent("library.sqlite").path,
-                    "--trust", Run.sample("ca/trust")] + arguments
+        // The binary and the test CA are copied where nobody can read them: the checkout may be private.
+        var argv = [try Unprivileged.binary(), "scan", "--json", "--library", home.appendingPathComponent("library.sqlite").path,
+                    "--trust", try Unprivileged.sampleTrust()] + arguments
         if getuid() == 0 { argv = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + argv }
         process.executableURL = URL(fileURLWithPath: argv[0])
         process.arguments = Array(argv.dropFirst())
@@ -95,7 +98,10 @@ final class HostileInputTests: XCTestCase {
         let locked = sandbox.dir.appendingPathComponent("locked.eml")
         try Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/type.eml"))).write(to: locked)
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked.path)
-        let run = try scanAsUnprivileged([locked.path, Run.sample("messages/type.eml")])
+        // The readable input is copied too: nobody may not reach the checkout's Samples/.
+        let readable = sandbox.dir.appendingPathComponent("type.eml")
+        try Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/type.eml"))).write(to: readable)
+        let run = try scanAsUnprivileged([locked.path, readable.path])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.objects.count, 1)
         XCTAssertEqual(run.stderr, "passconduit: \(locked.path): cannot be read: permission denied\n")

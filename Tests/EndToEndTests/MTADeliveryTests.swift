@@ -5,7 +5,10 @@ import XCTest
 /// Samples/integrations/) and deliver into a Maildir: the delivered bytes are the message plus
 /// exactly our header lines.
 final class MTADeliveryTests: XCTestCase {
-    override class func tearDown() { FilterRun.cleanUp() }
+    override class func tearDown() {
+        FilterRun.cleanUp()
+        Unprivileged.cleanUp()
+    }
 
     struct Delivery {
         var status: Int32
@@ -49,8 +52,10 @@ final class MTADeliveryTests: XCTestCase {
     }
 
     /// The filter command line every recipe uses in these tests.
-    private func filterCommand(_ root: URL) -> String {
-        "\(Binary.url.path) filter --log none --deadline 60 --library \(root.path)/library.sqlite --trust \(FilterMail.repositoryRoot.path)/Samples/ca/trust"
+    /// Dovecot runs it as nobody (see `dovecot`), so the binary and the test CA come from
+    /// copies that user can read: the checkout may sit in a private folder.
+    private func filterCommand(_ root: URL) throws -> String {
+        "\(try Unprivileged.binary()) filter --log none --deadline 60 --library \(root.path)/library.sqlite --trust \(try Unprivileged.sampleTrust())"
     }
 
     /// The shipped recipe (Samples/integrations/procmail/procmailrc) with the test's command line.
@@ -62,7 +67,7 @@ final class MTADeliveryTests: XCTestCase {
         XCTAssertTrue(shipped.contains(":0 fw\n| passconduit filter\n"))
         let rc = root.appendingPathComponent("procmailrc")
         try ("MAILDIR=\(root.path)\nDEFAULT=\(md.path)/\nLOGFILE=\(root.path)/procmail.log\nVERBOSE=on\n"
-             + shipped.replacingOccurrences(of: "| passconduit filter\n", with: "| \(filterCommand(root))\n")).write(to: rc, atomically: true, encoding: .utf8)
+             + shipped.replacingOccurrences(of: "| passconduit filter\n", with: "| \(try filterCommand(root))\n")).write(to: rc, atomically: true, encoding: .utf8)
         let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
                                   environment: FilterRun.environment(root))
         return Delivery(status: r.status, delivered: try maildirFiles(md) + maildirFiles(root.appendingPathComponent("Passes")),
@@ -78,7 +83,7 @@ final class MTADeliveryTests: XCTestCase {
         XCTAssertTrue(shipped.contains("xfilter \"passconduit filter\""))
         let rc = root.appendingPathComponent("mailfilter")
         // maildrop takes $HOME from the passwd entry, not the environment: point the recipe at the test's folder.
-        try shipped.replacingOccurrences(of: "xfilter \"passconduit filter\"", with: "xfilter \"\(filterCommand(root))\"")
+        try shipped.replacingOccurrences(of: "xfilter \"passconduit filter\"", with: "xfilter \"\(try filterCommand(root))\"")
             .replacingOccurrences(of: "$HOME/Maildir", with: md.path)
             .write(to: rc, atomically: true, encoding: .utf8)
         chmod(rc.path, 0o600)
@@ -93,7 +98,7 @@ final class MTADeliveryTests: XCTestCase {
         let md = makeMaildir(root)
         let bin = root.appendingPathComponent("sieve-bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        try "#!/bin/sh\nexec \(filterCommand(root))\n".write(to: bin.appendingPathComponent("passconduit-filter"), atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nexec \(try filterCommand(root))\n".write(to: bin.appendingPathComponent("passconduit-filter"), atomically: true, encoding: .utf8)
         chmod(bin.appendingPathComponent("passconduit-filter").path, 0o755)
         let sieve = try String(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/integrations/dovecot/passconduit.sieve"), encoding: .utf8)
         try sieve.write(to: root.appendingPathComponent("passconduit.sieve"), atomically: true, encoding: .utf8)
@@ -136,7 +141,7 @@ final class MTADeliveryTests: XCTestCase {
 
     /// What the filter alone makes of `message` (in a fresh library, like each delivery).
     private func filtered(_ message: [UInt8], root: URL) throws -> [UInt8] {
-        let r = try FilterRun.shell("\(filterCommand(root))", input: message, environment: FilterRun.environment(root))
+        let r = try FilterRun.shell("\(try filterCommand(root))", input: message, environment: FilterRun.environment(root))
         XCTAssertEqual(r.status, 0)
         return r.stdout
     }
@@ -231,7 +236,7 @@ final class MTADeliveryTests: XCTestCase {
         let md = makeMaildir(root)
         let rc = root.appendingPathComponent("procmailrc")
         // procmail hands its own variables, not the caller's environment, to the programs it runs.
-        try "TIMEOUT=2\nPASSCONDUIT_FILTER_FAULT=hang\n:0 fw\n| \(filterCommand(root))\n:0\n\(md.path)/\n".write(to: rc, atomically: true, encoding: .utf8)
+        try "TIMEOUT=2\nPASSCONDUIT_FILTER_FAULT=hang\n:0 fw\n| \(try filterCommand(root))\n:0\n\(md.path)/\n".write(to: rc, atomically: true, encoding: .utf8)
         let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))])
         let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
                                   environment: FilterRun.environment(root))
@@ -248,7 +253,7 @@ final class MTADeliveryTests: XCTestCase {
         let root = FilterRun.directory("procmail-failclosed")
         let md = makeMaildir(root)
         let rc = root.appendingPathComponent("procmailrc")
-        try ":0 fw\n| \(filterCommand(root)) --fail-closed\n:0\n\(md.path)/\n".write(to: rc, atomically: true, encoding: .utf8)
+        try ":0 fw\n| \(try filterCommand(root)) --fail-closed\n:0\n\(md.path)/\n".write(to: rc, atomically: true, encoding: .utf8)
         let message = Array("From: a@example.org\nSubject: s\n\nbody\n".utf8)
         let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
                                   environment: FilterRun.environment(root, extra: ["PASSCONDUIT_FILTER_FAULT": "crash"]))

@@ -48,6 +48,11 @@ package enum Detection {
         return nil
     }
 
+    /// `__MACOSX/…` and `._name`: what a Mac's zip adds beside each file; never a pass.
+    static func isResourceFork(_ name: String) -> Bool {
+        name.hasPrefix("__MACOSX/") || (name.split(separator: "/").last?.hasPrefix("._") ?? false)
+    }
+
     static let passSuffix = Array(".pkpass".utf8)
     static let bundleSuffix = Array(".pkpasses".utf8)
 
@@ -72,7 +77,8 @@ package enum Detection {
     /// `.pkpass` members make a bundle; anything else is some other zip.
     package static func kind(fromEntryNames names: [String]) -> CandidateKind? {
         if names.contains("pass.json") { return .pass }
-        if names.contains(where: { kindForName($0) == .pass }) { return .bundle }
+        // At any depth (a zip of a folder of tickets), but not a Mac resource fork (__MACOSX/, ._name).
+        if names.contains(where: { kindForName($0) == .pass && !isResourceFork($0) }) { return .bundle }
         return nil
     }
 }

@@ -61,7 +61,7 @@ package struct InputScanner: Sendable {
         scanDescriptor(fd, input: input, emit: emit)
     }
 
-    func scanMaildir(_ path: String, emit: (ScanEvent) -> Void) {
+    func scanMaildir(_ path: String, subfolders: Bool = true, emit: (ScanEvent) -> Void) {
         var reader: MaildirReader
         do {
             reader = try MaildirReader(path: path, limits: scanner.limits.mime)
@@ -81,7 +81,34 @@ package struct InputScanner: Sendable {
             next += 1
             return .file(path: paths[next - 1], index: next, limits: limits)
         }
+        for folder in subfolders ? Self.maildirPlusPlusFolders(of: path) : [] {
+            scanMaildir(folder, subfolders: false, emit: emit)
+        }
     }
+
+    /// The Maildir++ folders of a Maildir (`.Travel/`, `.Archive.2024/`: Dovecot, Courier,
+    /// maildrop keep every folder flat beside cur/new/tmp), in name order, at most
+    /// `maxMaildirFolders`. A dot folder without cur/ or new/ is not a mail folder and is skipped.
+    static func maildirPlusPlusFolders(of path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix("."), name != ".", name != ".." else { continue }
+            let folder = path.hasSuffix("/") ? path + name : path + "/" + name
+            var info = stat()
+            guard stat(folder + "/cur", &info) == 0 || stat(folder + "/new", &info) == 0 else { continue }
+            names.append(folder)
+            if names.count >= maxMaildirFolders { break }
+        }
+        return names.sorted()
+    }
+
+    /// Folders of one Maildir searched at most (a crafted tree must end somewhere).
+    static let maxMaildirFolders = 10_000
 
     func scanDescriptor(_ fd: Int32, input: String, emit: (ScanEvent) -> Void) {
         var prefix: [UInt8]

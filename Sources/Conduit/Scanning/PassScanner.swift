@@ -48,6 +48,16 @@ package struct PassScanner: Sendable {
         base.subject = message.subject
         var found: [FoundPass] = []
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
+            if Self.isTNEF(part, in: message) {
+                var where_ = base
+                where_.part = part.path.isEmpty ? "1" : part.path
+                where_.filename = part.filename ?? Self.names(of: part).first
+                where_.contentType = part.contentType.mimeType
+                found += scanWrapped(message.decodedBody(of: part), source: where_, depth: 1) { problem in
+                    unsearched("part \(where_.part ?? "1") (\(where_.filename ?? "winmail.dat")) \(problem)")
+                }
+                continue
+            }
             guard let candidate = candidate(part, in: message) else { continue }
             var where_ = base
             where_.part = part.path.isEmpty ? "1" : part.path
@@ -71,11 +81,57 @@ package struct PassScanner: Sendable {
             // the error: there is no pass of its own to store.
             return opener.openBundle(bytes).map { member in
                 var where_ = source
-                where_.member = member.name.isEmpty ? nil : member.name
+                // Inside a wrapper (winmail.dat), the member path goes on from the wrapper's.
+                let name = member.name.isEmpty ? nil : member.name
+                where_.member = [source.member, name].compactMap { $0 }.joined(separator: "/").nonEmpty
                 let storable = !member.name.isEmpty
                 return finish(member.verdict, bytes: storable ? member.bytes : bytes, source: where_, storable: storable)
             }
         }
+    }
+
+    /// A TNEF part (`winmail.dat` from Outlook): by its type, its name, or its first bytes.
+    package static func isTNEF(_ part: MIMEPart, in message: MIMEMessage) -> Bool {
+        if Self.tnefTypes.contains(Detection.essence(of: part.contentType.mimeType)) { return true }
+        if Self.names(of: part).contains(where: { $0.lowercased().hasSuffix("winmail.dat") }) { return true }
+        let raw = message.rawBody(of: part)
+        switch part.transferEncoding {
+        case .base64: return raw.drop(while: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }).starts(with: Self.tnefBase64)
+        case .sevenBit, .eightBit, .binary: return TNEFReader.starts(raw)
+        default: return TNEFReader.starts(message.decodedPrefix(of: part, maxBytes: 4)[...])
+        }
+    }
+
+    static let tnefTypes: Set<String> = ["application/ms-tnef", "application/vnd.ms-tnef"]
+    /// base64 of the TNEF signature 78 9F 3E 22 (its first 30 bits: "eJ8+I").
+    static let tnefBase64 = Array("eJ8+I".utf8)
+
+    /// The passes inside a wrapper's bytes: a TNEF stream's attachments (each looked into again,
+    /// up to `limits.maxWrapperDepth`), or bytes that are themselves a pass or a zip of passes.
+    /// `source.member` names the path inside the wrappers; `problem` gets what could not be read.
+    func scanWrapped(_ bytes: [UInt8], source: PassSourceInfo, depth: Int, problem: (String) -> Void) -> [FoundPass] {
+        guard TNEFReader.starts(bytes[...]) else {
+            let named = source.member.flatMap { Detection.kindForName($0) }
+            guard let kind = contentKind(bytes) ?? named else { return [] }
+            var where_ = source
+            where_.detectedBy = (named != nil ? [.fileExtension] : []) + (contentKind(bytes) != nil ? [.magic] : [])
+            return scanPassBytes(bytes, kind: kind, source: where_)
+        }
+        guard depth <= limits.maxWrapperDepth else {
+            problem("is wrapped more than \(limits.maxWrapperDepth) times (TNEF in TNEF); the inner ones were not searched for passes")
+            return []
+        }
+        let contents = TNEFReader.read(bytes, limits: limits.tnef)
+        if let why = contents.problem { problem("could be read only in part: it \(why)") }
+        var found: [FoundPass] = []
+        for (n, attachment) in contents.attachments.enumerated() {
+            guard let data = attachment.data else { continue }
+            var where_ = source
+            let name = attachment.name ?? "attachment \(n + 1)"
+            where_.member = [source.member, name].compactMap { $0 }.joined(separator: "/")
+            found += scanWrapped(data, source: where_, depth: depth + 1, problem: problem)
+        }
+        return found
     }
 
     /// The content decision for bytes in hand: pass, bundle, or neither (nil).
@@ -166,4 +222,9 @@ package struct PassScanner: Sendable {
             return (nil, LibraryError(.io, "contains: \(error)", path: library.path))
         }
     }
+}
+
+extension String {
+    /// nil for "", else the string.
+    var nonEmpty: String? { isEmpty ? nil : self }
 }

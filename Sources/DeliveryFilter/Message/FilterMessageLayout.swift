@@ -1,7 +1,8 @@
 /// Where the delivery filter may touch a message, found from its first bytes only: the offset
 /// after a leading mbox `From ` line (our header lines go there, at the top of the header block),
 /// the message's own line-ending style, and the byte ranges of incoming header fields that carry
-/// our names (a sender could forge them to steer Sieve rules, so they are removed).
+/// our names anywhere before the first empty line (a sender could forge them to steer Sieve
+/// rules, so they are removed).
 ///
 /// Nothing else in the message is ever looked at here, so nothing else can be changed.
 package struct FilterMessageLayout: Sendable, Equatable {
@@ -49,8 +50,10 @@ package struct FilterMessageLayout: Sendable, Equatable {
         let canInsert = position >= end || (prefix[position] != 0x20 && prefix[position] != 0x09)
 
         var own: [Range<Int>] = []
-        // Walk header lines: field lines and their continuation lines, until the empty line, a line
-        // that is neither, or the end of what we were given.
+        // Walk header lines: field lines and their continuation lines, until the empty line or the
+        // end of what we were given. A malformed line (no colon: a stray boundary, a mangled fold)
+        // does not end the walk: mail readers and Dovecot go on reading fields after it, so a
+        // forged field placed there would still steer a Sieve rule.
         var fieldStart: Int? = nil
         var fieldIsOwn = false
         var stoppedAtForeignLine = false
@@ -67,8 +70,12 @@ package struct FilterMessageLayout: Sendable, Equatable {
             if let s = fieldStart, fieldIsOwn { own.append((s - start)..<(position - start)) }
             fieldStart = nil
             guard let nameEnd = fieldNameEnd(prefix, lineStart: position, lineEnd: lineEnd) else {
-                stoppedAtForeignLine = true   // the empty line, or a line that is no header
-                break
+                if lineEnd == position || (lineEnd == position + 1 && prefix[position] == 13) {
+                    stoppedAtForeignLine = true   // the empty line: the header block ends
+                    break
+                }
+                position = next                   // a line that is no field: skipped, not the end
+                continue
             }
             fieldStart = position
             fieldIsOwn = isOwnName(prefix[position..<nameEnd])

@@ -58,12 +58,13 @@ package struct FilterScanner: FilterPassScanning {
         }
     }
 
-    /// A superset of PassScanner's candidate test: a leaf part with a pass label (type or name)
-    /// or an encoded body that starts like a zip. Anything PassScanner can find passes this.
+    /// A superset of PassScanner's candidate test: a leaf part with a pass label (type or name),
+    /// an encoded body that starts like a zip, or a TNEF winmail.dat. Anything PassScanner can find passes this.
     static func mayCarryPass(_ message: MIMEMessage) -> Bool {
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
             if !Detection.labels(mimeType: part.contentType.mimeType, names: PassScanner.names(of: part)).reasons.isEmpty { return true }
             if PassScanner.startsLikeZip(part, in: message) { return true }
+            if PassScanner.isTNEF(part, in: message) { return true }   // a winmail.dat may hold one
         }
         return false
     }

@@ -10,6 +10,9 @@ import Foundation
 package struct FilterLog: Sendable {
     package var destination: FilterLogDestination
     package var path: String?
+    /// `--verbose`: each pass's error code, and this library path, are added to the line.
+    package var verbose = false
+    package var libraryPath: String?
     /// The log is rotated (to filter.log.1) past this size, so a busy mailbox cannot fill the disk.
     package static let rotateBytes = 4 << 20
 
@@ -20,7 +23,9 @@ package struct FilterLog: Sendable {
 
     package func record(_ plan: FilterPlan, elapsed: Double, wroteOutput: Bool) {
         guard destination != .none else { return }
-        record(Self.line(for: plan, elapsed: elapsed, wroteOutput: wroteOutput))
+        var line = Self.line(for: plan, elapsed: elapsed, wroteOutput: wroteOutput, verbose: verbose)
+        if verbose, let libraryPath { line += " library=\"\(Self.printable(libraryPath))\"" }
+        record(line)
     }
 
     package func record(_ line: String) {
@@ -56,7 +61,7 @@ package struct FilterLog: Sendable {
     }
 
     /// `2026-11-21T12:00:00Z pid=1 result=headers bytes=1234 passes="2 passes (1 new, 1 update)" …`
-    package static func line(for plan: FilterPlan, elapsed: Double, wroteOutput: Bool) -> String {
+    package static func line(for plan: FilterPlan, elapsed: Double, wroteOutput: Bool, verbose: Bool = false) -> String {
         var parts = [timestamp(), "pid=\(getpid())"]
         let result: String
         switch plan.output {
@@ -71,7 +76,8 @@ package struct FilterLog: Sendable {
             parts.append("passes=\"\(FilterHeaderWriter().summary(plan.reports))\"")
             for r in plan.reports.prefix(32) {
                 let id = [r.passTypeIdentifier ?? "-", r.sha256.map { String($0.prefix(12)) } ?? "-"].joined(separator: ",")
-                parts.append("pass=\(r.category)/\(r.action.rawValue)/\(printable(id))")
+                parts.append("pass=\(r.category)/\(r.action.rawValue)/\(printable(id))"
+                             + (verbose ? "/\(printable(r.errorCode ?? "-"))" : ""))
             }
         }
         if let e = plan.error { parts.append("error=\(e.code.rawValue) detail=\"\(printable(e.detail))\"") }
@@ -80,7 +86,7 @@ package struct FilterLog: Sendable {
         return parts.joined(separator: " ")
     }
 
-    private static func printable(_ s: String) -> String {
+    static func printable(_ s: String) -> String {
         String(String.UnicodeScalarView(s.unicodeScalars.prefix(300).map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" ? $0 : "?" }))
     }
 

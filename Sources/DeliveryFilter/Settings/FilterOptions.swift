@@ -29,6 +29,10 @@ package struct FilterOptions: Sendable, Equatable {
     package var configPath: String? = nil
     /// `--trust` folders (added after the shipped anchors and the config's folders).
     package var trustDirectories: [String] = []
+    /// `--lang` (wins over the config file's `language`).
+    package var language: String? = nil
+    /// `--verbose`: the log line also gives each pass's error code and the library used.
+    package var verbose = false
 
     package init() {}
 }
@@ -51,6 +55,7 @@ package enum FilterConfiguration {
 
     package static func apply(_ config: Config, to options: inout FilterOptions, explicit: Set<String>, environment: [String: String]) {
         options.config = config
+        if let language = options.language { options.config.language = language }
         if !explicit.contains("maxScanBytes") { options.maxScanBytes = config.limits.filterMaxMessageBytes }
         if !explicit.contains("deadlineSeconds") { options.deadlineSeconds = config.limits.filterDeadlineSeconds }
         if !explicit.contains("applyUpdates") { options.applyUpdates = config.filter.applyUpdates }

@@ -9,13 +9,23 @@ struct FilterArguments: Sendable, Equatable {
     var explicit: Set<String> = []
     var problems: [String] = []
     var wantsHelp = false
+    /// `--check`: validate the arguments and the configuration, say so, exit (no message is read).
+    var wantsCheck = false
+    /// `--json`: the `--check` report as one JSON object (the filter's own output is the message).
+    var json = false
 
     static let usage = """
         usage: passconduit filter [--no-headers] [--fail-closed] [--no-updates] [--no-offers]
                                   [--max-size BYTES] [--deadline SECONDS] [--log file|syslog|none]
-                                  [--library PATH] [--config PATH] [--trust DIR]...
+                                  [--library PATH] [--config PATH] [--trust DIR]... [--lang CODE]
+                                  [--verbose] [--no-color] [--check [--json]]
         Reads one message on stdin and writes it to stdout with X-Passconduit headers added.
         Exits 0 with the complete message, or 75 with no output (the mail host retries).
+        An option it does not know never bounces mail: the message passes unscanned and the log
+        says "not scanned: unknown option --x". Run the recipe's command line once with --check:
+        it reads no message, checks the options, the config file and the trust folders, and
+        exits 0 (all good), 64 (a bad option) or 78 (a bad config or trust folder) with the reason.
+        --verbose adds each pass's error code and the library used to the log line.
         """
 
     init(_ arguments: [String]) {
@@ -57,9 +67,14 @@ struct FilterArguments: Sendable, Equatable {
             case "--library": if let v = take() { options.libraryPath = v; explicit.insert("libraryPath") }
             case "--config": if let v = take() { options.configPath = v }
             case "--trust": if let v = take() { options.trustDirectories.append(v) }
+            case "--lang": if let v = take() { options.language = v; explicit.insert("language") }
+            case "--verbose", "-v": options.verbose = true
+            case "--json": json = true
+            case "--no-color": break   // the filter never colours anything
+            case "--check": wantsCheck = true
             case "-h", "--help": wantsHelp = true
             case "-": break    // stdin is the only input anyway
-            default: problems.append("unknown argument \(arg)")
+            default: problems.append(arg.hasPrefix("-") ? "unknown option \(arg)" : "unexpected argument \(arg)")
             }
             i += 1
         }

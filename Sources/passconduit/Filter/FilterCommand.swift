@@ -26,6 +26,7 @@ enum FilterCommand {
         let started = Date()
         let missing = occupyClosedStandardDescriptors()
         let parsed = FilterArguments(arguments)
+        if parsed.wantsCheck { FilterCheck.run(parsed, environment: FilterEnvironment.resolve(rawEnvironment)) }
         if isatty(0) == 1 {
             // A person at a terminal, not a mail host: never wait for a message that is not coming.
             if parsed.wantsHelp { writeAll(1, Array((FilterArguments.usage + "\n").utf8)); _exit(0) }
@@ -35,7 +36,12 @@ enum FilterCommand {
         let environment = FilterEnvironment.resolve(rawEnvironment)
         var options = parsed.options
         let configProblem = FilterConfiguration.apply(to: &options, explicit: parsed.explicit, environment: environment)
-        let log = FilterLog(destination: options.log, environment: environment)
+        var log = FilterLog(destination: options.log, environment: environment)
+        if options.verbose {
+            log.verbose = true
+            log.libraryPath = ConduitSetup(config: options.config, environment: environment,
+                                           libraryOverride: options.libraryPath, extraTrust: options.trustDirectories).libraryPath
+        }
 
         let spool = FilterSpool()
         do {
@@ -58,7 +64,9 @@ enum FilterCommand {
         }
         if let problem = parsed.problems.first.map({ FilterError(.badArgument, detail: $0) }) ?? configProblem {
             plan = FilterPlan(byteCount: spool.byteCount)
-            plan.error = problem
+            // The log says outright that the message went through unscanned, and why
+            // ("not scanned: unknown option --x"); `filter --check` says the same to an administrator.
+            plan.error = FilterError(problem.code, detail: "not scanned: " + problem.detail)
             plan.output = options.failClosed ? .nothing : .unchanged
         } else {
             let runner = FilterScanRunner(isolation: .childProcess, deadlineSeconds: options.deadlineSeconds,
