@@ -19,6 +19,8 @@ final class ReadmeTests: XCTestCase {
         let text = try String(contentsOf: Run.root.appendingPathComponent("README.md"), encoding: .utf8)
         return text.split(separator: "\n").filter { $0.hasPrefix("    passconduit ") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
+            // A line with "…" shows a command's form (`update ID… --json`), not a command to run.
+            .filter { !$0.contains("…") }
             .filter { line in
                 line.contains("Samples/")
                     || !line.split(separator: " ").dropFirst().contains { !$0.hasPrefix("-") && ($0.contains(".") || $0.contains("/")) }
