@@ -24,11 +24,14 @@ enum HandOn {
                       stderr: String(decoding: r.stderr, as: UTF8.self))
     }
 
+    /// Thrown after XCTFail when a peer is missing: it ends the test as an error, never as a skip.
+    struct MissingPeer: Error { let package: String }
+
     /// Fails the test naming the Debian package when a peer is not installed.
     static func require(_ path: String, package: String, file: StaticString = #filePath, line: UInt = #line) throws {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             XCTFail("\(path) is missing: apt-get install \(package)", file: file, line: line)
-            throw XCTSkip("missing peer")  // already failed above; stops the test
+            throw MissingPeer(package: package)  // already failed above; stops the test as a failure
         }
     }
 

@@ -97,7 +97,7 @@ enum RenderKit {
         let r = try python(["-c", "import " + modules.joined(separator: ", ")])
         if r.status != 0 {
             XCTFail("python3 modules \(modules) are needed: apt-get install python3-zxing-cpp python3-pil (\(r.stderr))")
-            throw XCTSkip("missing peer")
+            throw HandOn.MissingPeer(package: "python3-zxing-cpp python3-pil")
         }
     }
 
