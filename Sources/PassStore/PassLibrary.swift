@@ -18,12 +18,6 @@ package final class PassLibrary: @unchecked Sendable {
     /// Where the library is, for messages (the backend's `location`).
     package var location: String { path }
 
-    /// `$XDG_DATA_HOME/passconduit/library.sqlite`, else `~/.local/share/...`, else the passwd
-    /// entry's home when HOME is unset.
-    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        LibraryLocation.defaultPath(environment: environment)
-    }
-
     /// Opens the library at `path`, creating its folder (0700) and file (0600) on first use.
     /// Open and migration run under an exclusive flock on `path + ".lock"`, so many processes
     /// may open a fresh library at once. A file that is not a passconduit library, or one
