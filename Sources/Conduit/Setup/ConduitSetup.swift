@@ -70,7 +70,7 @@ package struct ConduitSetup: Sendable {
         try? MagicSniffer(rulesFile: MagicSniffer.shippedRulesFile(environment: environment))
     }
 
-    package func scanner(library: PassLibrary?) throws -> PassScanner {
+    package func scanner(library: (any PassLibraryBackend)?) throws -> PassScanner {
         PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer())
     }
 }
