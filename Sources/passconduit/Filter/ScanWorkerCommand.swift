@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DeliveryFilter
+import LibraryRoot
 
 /// `passconduit scan-worker [filter options]`, not listed in --help: a scan worker for
 /// `ScanWorkerPool`. Messages come on fd 0 (a socket), reports go back on it; the options resolve
@@ -23,7 +24,7 @@ enum ScanWorkerCommand {
         var options = parsed.options
         // The filter resolved the same arguments and configuration and scans only when both are sound.
         _ = FilterConfiguration.apply(to: &options, explicit: parsed.explicit, environment: environment)
-        let scanner = FilterFault.wrap(FilterScanner(options: options, environment: environment), environment: environment)
+        let scanner = FilterFault.wrap(FilterScanner(options: options, environment: environment, openLibrary: LibraryRoot.opener), environment: environment)
         let status = ScanWorkerPool.serve(fd: 0, maxMessageBytes: options.maxScanBytes, alarmSeconds: options.deadlineSeconds) { message in
             do {
                 return .success(try scanner.scan(message: message))
