@@ -7,7 +7,7 @@ import TOMLKit
 package struct Config: Sendable, Equatable {
     /// The file the settings came from; nil when no file exists and the defaults apply.
     package var file: String?
-    /// `[library] path`: the pass library; nil = `PassLibrary.defaultPath`.
+    /// `[library] path`: the pass library; nil = `ConfigLocation.defaultLibraryPath`.
     package var libraryPath: String?
     /// `[trust] directories`: extra trust anchors, in addition to the shipped Apple ones.
     package var trustDirectories: [String] = []

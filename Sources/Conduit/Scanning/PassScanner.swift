@@ -11,7 +11,7 @@ import WalletPass
 /// bytes, does not call it something else; the zip central directory then decides.
 package struct PassScanner: Sendable {
     package let opener: PassOpener
-    package let library: PassLibrary?
+    package let library: (any PassLibraryBackend)?
     package let limits: Limits
     package let sniffer: MagicSniffer?
     /// When passes were received, for the library's `PassSource` (injectable for tests).
@@ -19,7 +19,7 @@ package struct PassScanner: Sendable {
     /// Counts the body decoding done (tests: each candidate part decoded once).
     package var decodeCounter: DecodeCounter?
 
-    package init(opener: PassOpener, library: PassLibrary?, limits: Limits = .default, sniffer: MagicSniffer?) {
+    package init(opener: PassOpener, library: (any PassLibraryBackend)?, limits: Limits = .default, sniffer: MagicSniffer?) {
         self.opener = opener
         self.library = library
         self.limits = limits
@@ -225,13 +225,14 @@ package struct PassScanner: Sendable {
 
     /// What `library` knows about `record`, or why it could not say (never swallowed: a busy
     /// library must not make a pass look new).
-    package static func state(of record: PassRecord, in library: PassLibrary) -> (LibraryState?, LibraryError?) {
+    /// Synchronous, as the scan is: the library call runs as a task the scanning thread waits for.
+    package static func state(of record: PassRecord, in library: any PassLibraryBackend) -> (LibraryState?, LibraryError?) {
         do {
-            return (try library.contains(record), nil)
+            return (try Blocking.run { try await library.contains(record) }, nil)
         } catch let error as LibraryError {
             return (nil, error)
         } catch {
-            return (nil, LibraryError(.io, "contains: \(error)", path: library.path))
+            return (nil, LibraryError(.io, "contains: \(error)", path: library.location))
         }
     }
 }

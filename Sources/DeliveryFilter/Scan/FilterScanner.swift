@@ -15,10 +15,13 @@ import WalletPass
 package struct FilterScanner: FilterPassScanning {
     let options: FilterOptions
     let environment: [String: String]
+    /// Opens the library (the executable's composition root decides which backend).
+    let openLibrary: LibraryOpener
 
-    package init(options: FilterOptions, environment: [String: String]) {
+    package init(options: FilterOptions, environment: [String: String], openLibrary: @escaping LibraryOpener) {
         self.options = options
         self.environment = environment
+        self.openLibrary = openLibrary
     }
 
     /// The same settings every command uses (ConduitSetup): shipped anchors + config + `--trust`,
@@ -36,8 +39,8 @@ package struct FilterScanner: FilterPassScanning {
         let setup = self.setup
         // A library that cannot be opened is an error: the message then passes unscanned (or 75
         // with --fail-closed, and the host retries) instead of silently losing its offer.
-        let library = try PassLibrary(path: setup.libraryPath,
-                                      options: FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
+        let library = try openLibrary(setup.libraryPath,
+                                      FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
         let found = scanner.scanMessage(message, source: PassSourceInfo(input: "-", message: 1))
@@ -74,7 +77,7 @@ package struct FilterScanner: FilterPassScanning {
 
 /// "Scan these message bytes, do the library work, say what was found": the one thing the
 /// delivery filter needs from the rest of Conduit. `FilterScanner` is the real one (PassScanner +
-/// PassLibrary); tests may bring their own to exercise spooling, headers and deadlines.
+/// the library backend); tests may bring their own to exercise spooling, headers and deadlines.
 package protocol FilterPassScanning {
     func scan(message: [UInt8]) throws -> [FilterPassReport]
 }
