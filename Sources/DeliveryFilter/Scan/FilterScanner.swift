@@ -33,7 +33,9 @@ package struct FilterScanner: FilterPassScanning {
 
     package func scan(message bytes: [UInt8]) throws -> [FilterPassReport] {
         let limits = options.config.limits
-        guard Self.mayCarryPass(MIMEParser.parse(bytes, limits: limits.mime)) else { return [] }
+        // Parsed once: the pre-check and the scan share it.
+        let message = MIMEParser.parse(bytes, limits: limits.mime)
+        guard Self.mayCarryPass(message) else { return [] }
         let setup = self.setup
         // A library that cannot be opened is an error: the message then passes unscanned (or 75
         // with --fail-closed, and the host retries) instead of silently losing its offer.
@@ -41,7 +43,7 @@ package struct FilterScanner: FilterPassScanning {
                                       FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
-        let found = scanner.scanMessage(bytes, source: PassSourceInfo(input: "-", message: 1))
+        let found = scanner.scanMessage(message, source: PassSourceInfo(input: "-", message: 1))
         // A library that cannot say what it holds (busy past every retry, damaged) is the same
         // failure as one that cannot be opened: the scan fails, so the message passes unchanged
         // and the log says why (or 75 with --fail-closed, and the host retries) — never an offer
