@@ -18,7 +18,7 @@ package struct PassDocument: Sendable, Equatable {
         package var transitType: String?
 
         package var all: [PassField] {
-            headerFields + primaryFields + secondaryFields + auxiliaryFields + backFields + additionalInfoFields
+            PassFieldGroup.allCases.flatMap { $0.fields(of: self) }
         }
     }
 

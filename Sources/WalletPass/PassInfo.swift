@@ -49,7 +49,7 @@ package struct PassInfo: Sendable, Equatable {
 
     /// Every field in display order (header, primary, secondary, auxiliary, back, additional info).
     package var allFields: [PassField] {
-        headerFields + primaryFields + secondaryFields + auxiliaryFields + backFields + additionalInfoFields
+        PassFieldGroup.allCases.flatMap { $0.fields(of: self) }
     }
 
     /// The shown (localized, formatted) value of the field with `key`, or nil.

@@ -110,7 +110,7 @@ package struct PassScrubber {
         if let code = o["barcode"] { o["barcode"] = barcode(code, replaced: &replaced) }
         for kind in PassKind.allCases {
             guard case .object(var style)? = o[kind.rawValue] else { continue }
-            for group in ["headerFields", "primaryFields", "secondaryFields", "auxiliaryFields", "backFields", "additionalInfoFields"] {
+            for group in PassFieldGroup.allCases.map(\.key) {
                 guard case .array(let fields)? = style[group] else { continue }
                 style[group] = .array(fields.map { field($0, replaced: &replaced) })
             }

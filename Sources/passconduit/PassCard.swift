@@ -27,7 +27,7 @@ struct PassCard {
         if details, let pass = verdict.pass {
             // The pass's own fields sit under a heading, indented: a field labelled "Status"
             // (Eurowings has one, valued "-") must not read as passconduit's verdict.
-            let fields = fieldLines(pass.headerFields + pass.primaryFields + pass.secondaryFields + pass.auxiliaryFields)
+            let fields = fieldLines(PassFieldGroup.front.flatMap { $0.fields(of: pass) })
             if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields }
             if let barcode = pass.barcodes.first {
                 lines.append(row("Barcode", safe(barcode.altText ?? barcode.message)))

@@ -23,11 +23,9 @@ struct PassDetails {
         if pass.voided { lines.append(card.row("Voided", "yes")) }
         if let transit = pass.transitType { lines.append(card.row("Transit", card.safe(Self.transitName(transit)))) }
         lines.append(card.row("Status", Recheck(stored: stored.status, verdict: verdict).text(card)))
-        let sections: [(String, [PassField])] = [
-            ("Header", pass.headerFields), ("Primary", pass.primaryFields), ("Secondary", pass.secondaryFields),
-            ("Auxiliary", pass.auxiliaryFields), ("Back", pass.backFields),
-        ]
-        for (name, fields) in sections where !fields.isEmpty {
+        for group in PassFieldGroup.allCases {
+            let name = group.title, fields = group.fields(of: pass)
+            guard !fields.isEmpty else { continue }
             lines.append("")
             lines.append(terminal.bold(name + " fields"))
             for field in fields {

@@ -51,11 +51,7 @@ enum StoredPassJSON {
             }
             members.append(("kindName", .string(info.kindName)))
             members.append(("language", .string(info.language)))
-            members.append(("fields", .object([
-                ("header", fields(info.headerFields)), ("primary", fields(info.primaryFields)),
-                ("secondary", fields(info.secondaryFields)), ("auxiliary", fields(info.auxiliaryFields)),
-                ("back", fields(info.backFields)),
-            ])))
+            members.append(("fields", .object(PassFieldGroup.allCases.map { ($0.name, fields($0.fields(of: info))) })))
             members.append(("barcodes", .array(info.barcodes.map {
                 .object([("format", .string($0.format)), ("message", .string($0.message)), ("altText", .string($0.altText))])
             })))

@@ -7,8 +7,7 @@ package enum PassRecordMapping {
     /// nil when pass.json could not be read (nothing to identify the pass by).
     package static func record(verdict: PassVerdict, bytes: [UInt8], source: PassSourceInfo?, receivedAt: Date) -> PassRecord? {
         guard let info = verdict.pass else { return nil }
-        let fields = (info.headerFields + info.primaryFields + info.secondaryFields + info.auxiliaryFields + info.backFields)
-            .map { StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage) }
+        let fields = info.allFields.map { StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage) }
         let origin = source.map {
             PassSource(messageID: $0.messageID, subject: $0.subject,
                        file: $0.input == "-" ? nil : $0.input, receivedAt: receivedAt)
