@@ -93,7 +93,7 @@ let package = Package(
             "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
-        .testTarget(name: "PassconduitTests", dependencies: ["passconduit"]),
+        .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
         .testTarget(name: "EndToEndTests", dependencies: ["PassStore"], exclude: ["update-peer"]),

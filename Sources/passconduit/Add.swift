@@ -186,7 +186,7 @@ struct AddSession {
 
     mutating func handle(_ found: FoundPass, offerID: Int64?) throws {
         // The library could not say whether it holds this pass: deciding "new" would misreport it.
-        if let problem = found.libraryProblem { throw Self.cliError(problem) }
+        if let problem = found.libraryProblem { throw CLIError(problem) }
         if shown > 0 { print("") }
         shown += 1
         print(card.render(found, details: true))
@@ -213,7 +213,7 @@ struct AddSession {
         case .update:
             guard let record = found.record else { return }
             let stored = try guarded { [library] in try await library.pass(record.id) }
-            let changes = FieldDiff.changes(from: stored?.fields ?? [], to: record.fields)
+            let changes = FieldChange.between(old: stored?.fields ?? [], new: record.fields)
             printChanges(changes)
             guard try ask("Update the pass in your library?", declined: "Not updated") else { return }
             if let offerID {
@@ -270,14 +270,6 @@ struct AddSession {
     }
 
     func guarded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        do {
-            return try Blocking.run(body)
-        } catch let error as LibraryError {
-            throw Self.cliError(error)
-        }
-    }
-
-    static func cliError(_ error: LibraryError) -> CLIError {
-        CLIError(error.description, status: error.kind == .refused ? .dataError : .ioError)
+        try LibraryCall.run(body)
     }
 }

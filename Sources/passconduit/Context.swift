@@ -118,7 +118,7 @@ struct Context {
         do {
             return try Blocking.run { try await library.resolve(text) }
         } catch let error as LibraryError {
-            throw CLIError(error.description, status: error.kind == .ambiguousID ? .usage : .noInput)
+            throw CLIError(error)
         }
     }
 }

@@ -55,20 +55,3 @@ extension List {
     }
 }
 
-/// Library errors as CLI errors: a refusal is a data error, the rest are I/O errors.
-enum LibraryCall {
-    /// Runs library work (async) from a command's main thread and maps its errors to exit codes.
-    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        do {
-            return try Blocking.run(body)
-        } catch let error as LibraryError {
-            let status: ExitStatus
-            switch error.kind {
-            case .refused: status = .dataError
-            case .notFound, .ambiguousID: status = .noInput
-            default: status = .ioError
-            }
-            throw CLIError(error.description, status: status)
-        }
-    }
-}

@@ -102,7 +102,7 @@ struct Update: ParsableCommand {
                     }
                 }
             } catch let error as LibraryError {
-                throw CLIError(error.description, status: .ioError)
+                throw CLIError(error)
             }
             progress.clear()
             for outcome in outcomes {

@@ -51,11 +51,11 @@ final class AddDecisionTests: XCTestCase {
         XCTAssertEqual(AddDecision.of(pass, allowUntrusted: true), .add)
     }
 
-    func testFieldDiffFillsChangeMessages() {
+    func testFieldChangeFillsChangeMessages() {
         let old = [StoredField(key: "gate", label: "Gate", value: "A1", changeMessage: "Gate changed to %@")]
         let new = [StoredField(key: "gate", label: "Gate", value: "B7", changeMessage: "Gate changed to %@"),
                    StoredField(key: "seat", label: "Seat", value: "12C")]
-        let changes = FieldDiff.changes(from: old, to: new)
+        let changes = FieldChange.between(old: old, new: new)
         XCTAssertEqual(changes.map(\.key), ["gate", "seat"])
         XCTAssertEqual(changes.first?.message, "Gate changed to B7")
         XCTAssertNil(changes.last?.oldValue)
