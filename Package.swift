@@ -63,9 +63,17 @@ let package = Package(
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
+        // The delivery filter as a Sendmail/Postfix milter (protocol version 6) on SwiftNIO: packet
+        // codec, per-session state machine, message collection into the filter's spool, and the
+        // same plan and scanner as `passconduit filter`. `passconduit milter` owns the process.
+        .target(name: "Milter", dependencies: [
+            "DeliveryFilter", "MailMIME",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
+            "Conduit", "DeliveryFilter", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

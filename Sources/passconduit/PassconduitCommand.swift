@@ -23,7 +23,7 @@ struct Passconduit: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, CalendarCommand.self, Send.self, Icon.self, Render.self, Open.self,
-                      Offers.self, Log.self, Update.self, MailFilter.self]
+                      Offers.self, Log.self, Update.self, MailFilter.self, MilterCommand.self]
     )
 
     static func main() {
