@@ -67,13 +67,15 @@ let package = Package(
         // codec, per-session state machine, message collection into the filter's spool, and the
         // same plan and scanner as `passconduit filter`. `passconduit milter` owns the process.
         .target(name: "Milter", dependencies: [
-            "DeliveryFilter", "MailMIME",
+            "DeliveryFilter", "MailMIME", "PassStore",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // The composition root: a `--library` value -> a library backend. Only executables use it.
+        .target(name: "LibraryRoot", dependencies: ["PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
+            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

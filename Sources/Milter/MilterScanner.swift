@@ -1,5 +1,6 @@
 import DeliveryFilter
 import MailMIME
+import PassStore
 
 /// The delivery filter's scanner run once per recipient library: offers and updates land in each
 /// recipient's own library; the headers say what the first of them holds. With no library at all
@@ -8,12 +9,13 @@ struct MilterScanner: FilterPassScanning {
     var options: FilterOptions
     var environment: [String: String]
     var libraries: [String]
+    var openLibrary: LibraryOpener
 
     func scan(message: [UInt8]) throws -> [FilterPassReport] {
         // Most mail carries no pass: one cheap look decides before any library is opened.
         guard FilterScanner.mayCarryPass(MIMEParser.parse(message, limits: options.config.limits.mime)) else { return [] }
         guard !libraries.isEmpty else {
-            return try FilterScanner(options: options, environment: environment, opensLibrary: false).scan(message: message)
+            return try FilterScanner(options: options, environment: environment, openLibrary: openLibrary, opensLibrary: false).scan(message: message)
         }
         var first: [FilterPassReport]? = nil
         var failures: [String] = []
@@ -21,7 +23,7 @@ struct MilterScanner: FilterPassScanning {
             var o = options
             o.libraryPath = path
             do {
-                let reports = try FilterScanner(options: o, environment: environment).scan(message: message)
+                let reports = try FilterScanner(options: o, environment: environment, openLibrary: openLibrary).scan(message: message)
                 if first == nil { first = reports }
             } catch {
                 // One recipient's busy or broken library costs that recipient's offer only.

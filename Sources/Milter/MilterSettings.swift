@@ -1,4 +1,5 @@
 import DeliveryFilter
+import PassStore
 
 /// Everything a milter daemon runs with. The scan settings are the delivery filter's own
 /// (`FilterOptions`: limits, deadline, headers, offers, updates, config, trust), so `filter` and
@@ -13,6 +14,8 @@ package struct MilterSettings: Sendable {
     }
 
     package var filter: FilterOptions
+    /// Opens a recipient's library (the executable's composition root picks the backend).
+    package var openLibrary: LibraryOpener
     package var libraryMap: LibraryMap.Rule = .headersOnly
     package var onError: OnError = .accept
     /// Seconds a session may stay silent (between packets, or before its first) before it is closed.
@@ -29,9 +32,10 @@ package struct MilterSettings: Sendable {
     /// The resolved process environment (HOME, XDG, TMPDIR) the scan's setup reads.
     package var environment: [String: String]
 
-    package init(filter: FilterOptions, environment: [String: String]) {
+    package init(filter: FilterOptions, environment: [String: String], openLibrary: @escaping LibraryOpener) {
         self.filter = filter
         self.environment = environment
+        self.openLibrary = openLibrary
     }
 
     var sessionLimits: MilterSession.Limits {

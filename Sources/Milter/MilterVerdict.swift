@@ -33,8 +33,9 @@ struct MilterVerdict {
             let runner = FilterScanRunner(isolation: .childProcess, deadlineSeconds: max(0, options.deadlineSeconds - waited))
             let environment = settings.environment
             let scanOptions = options
+            let openLibrary = settings.openLibrary
             plan = filter.plan(message.spool) { bytes in
-                runner.run(bytes) { MilterScanner(options: scanOptions, environment: environment, libraries: libraries) }
+                runner.run(bytes) { MilterScanner(options: scanOptions, environment: environment, libraries: libraries, openLibrary: openLibrary) }
             }
             plan.byteCount = message.byteCount
             if plan.error?.messageUnavailable == true && !options.failClosed { plan.output = .unchanged }

@@ -15,13 +15,16 @@ import WalletPass
 package struct FilterScanner: FilterPassScanning {
     let options: FilterOptions
     let environment: [String: String]
+    /// Opens the library (the executable's composition root decides which backend).
+    let openLibrary: LibraryOpener
     /// False: the passes are found and verified but no library is opened, asked or written
     /// (a milter recipient without a library of their own gets headers only).
     let opensLibrary: Bool
 
-    package init(options: FilterOptions, environment: [String: String], opensLibrary: Bool = true) {
+    package init(options: FilterOptions, environment: [String: String], openLibrary: @escaping LibraryOpener, opensLibrary: Bool = true) {
         self.options = options
         self.environment = environment
+        self.openLibrary = openLibrary
         self.opensLibrary = opensLibrary
     }
 
@@ -34,15 +37,17 @@ package struct FilterScanner: FilterPassScanning {
 
     package func scan(message bytes: [UInt8]) throws -> [FilterPassReport] {
         let limits = options.config.limits
-        guard Self.mayCarryPass(MIMEParser.parse(bytes, limits: limits.mime)) else { return [] }
+        // Parsed once: the pre-check and the scan share it.
+        let message = MIMEParser.parse(bytes, limits: limits.mime)
+        guard Self.mayCarryPass(message) else { return [] }
         let setup = self.setup
         // A library that cannot be opened is an error: the message then passes unscanned (or 75
         // with --fail-closed, and the host retries) instead of silently losing its offer.
-        let library = opensLibrary ? try PassLibrary(path: setup.libraryPath,
-                                                     options: FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds)) : nil
+        let library = opensLibrary ? try openLibrary(setup.libraryPath,
+                                                     FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds)) : nil
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
-        let found = scanner.scanMessage(bytes, source: PassSourceInfo(input: "-", message: 1))
+        let found = scanner.scanMessage(message, source: PassSourceInfo(input: "-", message: 1))
         // A library that cannot say what it holds (busy past every retry, damaged) is the same
         // failure as one that cannot be opened: the scan fails, so the message passes unchanged
         // and the log says why (or 75 with --fail-closed, and the host retries) — never an offer
@@ -76,7 +81,7 @@ package struct FilterScanner: FilterPassScanning {
 
 /// "Scan these message bytes, do the library work, say what was found": the one thing the
 /// delivery filter needs from the rest of Conduit. `FilterScanner` is the real one (PassScanner +
-/// PassLibrary); tests may bring their own to exercise spooling, headers and deadlines.
+/// the library backend); tests may bring their own to exercise spooling, headers and deadlines.
 package protocol FilterPassScanning {
     func scan(message: [UInt8]) throws -> [FilterPassReport]
 }

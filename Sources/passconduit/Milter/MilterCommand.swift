@@ -1,6 +1,7 @@
 import ArgumentParser
 import Conduit
 import DeliveryFilter
+import LibraryRoot
 import Milter
 
 /// `passconduit milter`: the delivery filter as a milter daemon for Postfix and Sendmail.
@@ -134,7 +135,7 @@ struct MilterCommand: ParsableCommand {
         if let problem = FilterConfiguration.apply(to: &options, explicit: explicit, environment: environment) {
             return .failure(problem)
         }
-        var settings = MilterSettings(filter: options, environment: environment)
+        var settings = MilterSettings(filter: options, environment: environment, openLibrary: LibraryRoot.opener)
         if let library {
             settings.libraryMap = .shared(library)
         } else if let template = libraryMap ?? options.config.milterLibraryMap {
