@@ -51,7 +51,7 @@ final class MilterHandler: ChannelInboundHandler {
 
     private func scan(_ message: MilterMessage, context: ChannelHandlerContext) {
         scanning = true
-        let settings = server.settings
+        let (settings, workers) = server.current
         let queued = NIODeadline.now()
         let leadingSpace = session.leadingSpace
         let canEdit = session.actions.contains(.wanted)
@@ -60,7 +60,7 @@ final class MilterHandler: ChannelInboundHandler {
         server.scanPool.runIfActive(eventLoop: context.eventLoop) { () -> MilterVerdict in
             let started = NIODeadline.now()
             let waited = Double((started - queued).nanoseconds) / 1e9
-            var verdict = MilterVerdict.decide(transfer.message, settings: settings, leadingSpace: leadingSpace,
+            var verdict = MilterVerdict.decide(transfer.message, settings: settings, pool: workers, leadingSpace: leadingSpace,
                                                canEdit: canEdit, waited: waited)
             verdict.elapsed = Double((NIODeadline.now() - queued).nanoseconds) / 1e9
             return verdict

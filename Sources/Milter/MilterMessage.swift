@@ -13,11 +13,6 @@ final class MilterMessage {
     private(set) var recipientCount = 0
     let maxRecipients: Int
     private(set) var headerCount = 0
-    /// Incoming fields with our names (forged, or from an earlier pass), by name as it arrived and
-    /// 1-based occurrence among fields of that name: what SMFIR_CHGHEADER removes.
-    private(set) var ownFields: [(name: String, occurrence: Int)] = []
-    private var ownCounts: [String: Int] = [:]
-    static let maxOwnFields = 10_000
     /// All bytes the message had, kept or not.
     private(set) var byteCount = 0
     private(set) var headersEnded = false
@@ -46,12 +41,6 @@ final class MilterMessage {
             return
         }
         headerCount += 1
-        let lowered = String(decoding: name, as: UTF8.self).lowercased()
-        if FilterMessageLayout.ownFieldNames.contains(where: { $0 == Array(lowered.utf8) }) {
-            let n = ownCounts[lowered, default: 0] + 1
-            ownCounts[lowered] = n
-            if ownFields.count < Self.maxOwnFields { ownFields.append((String(decoding: name, as: UTF8.self), n)) }
-        }
         var line = name
         line.append(0x3A)
         if !valueHasLeadingSpace { line.append(0x20) }

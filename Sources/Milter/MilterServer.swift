@@ -18,6 +18,9 @@ package final class MilterServer: Sendable {
 
     private struct State {
         var settings: MilterSettings
+        /// The scan workers for `settings`; replaced on reload (the old pool's workers end when
+        /// their last scan does and the pool is released).
+        var workers: ScanWorkerPool
         var log: FilterLog
         var listener: Channel?
         var sessions: [Int: Channel] = [:]
@@ -30,7 +33,7 @@ package final class MilterServer: Sendable {
         var log = FilterLog(destination: settings.filter.log, environment: settings.environment)
         log.path = FilterEnvironment.stateDirectory(settings.environment).map { $0 + "/milter.log" }
         log.verbose = settings.filter.verbose
-        state = NIOLockedValueBox(State(settings: settings, log: log))
+        state = NIOLockedValueBox(State(settings: settings, workers: Self.workers(for: settings), log: log))
         group = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopThreads)
         scanPool = NIOThreadPool(numberOfThreads: max(1, settings.scanThreads))
         scanPool.start()
@@ -39,13 +42,26 @@ package final class MilterServer: Sendable {
 
     package var settings: MilterSettings { state.withLockedValue { $0.settings } }
 
+    /// The settings and the scan workers a message's scan uses, taken together.
+    var current: (settings: MilterSettings, workers: ScanWorkerPool) {
+        state.withLockedValue { ($0.settings, $0.workers) }
+    }
+
+    private static func workers(for settings: MilterSettings) -> ScanWorkerPool {
+        ScanWorkerPool(command: settings.worker, maxIdle: max(1, settings.scanThreads))
+    }
+
     /// New settings for the next messages (SIGHUP). Sessions keep their negotiated limits.
     package func reload(_ settings: MilterSettings) {
-        state.withLockedValue { s in
+        let old = state.withLockedValue { s -> ScanWorkerPool in
+            let old = s.workers
             s.settings = settings
+            s.workers = Self.workers(for: settings)
             s.log.destination = settings.filter.log
             s.log.verbose = settings.filter.verbose
+            return old
         }
+        old.shutdown()   // its idle workers end now; busy ones when their scan is done and the pool is freed
         log("reloaded settings")
     }
 
@@ -120,6 +136,7 @@ package final class MilterServer: Sendable {
     /// Frees the threads after `wait`.
     package func shutdown() {
         try? scanPool.syncShutdownGracefully()
+        state.withLockedValue { $0.workers }.shutdown()
         try? group.syncShutdownGracefully()
     }
 

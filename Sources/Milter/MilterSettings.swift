@@ -1,5 +1,4 @@
 import DeliveryFilter
-import PassStore
 
 /// Everything a milter daemon runs with. The scan settings are the delivery filter's own
 /// (`FilterOptions`: limits, deadline, headers, offers, updates, config, trust), so `filter` and
@@ -14,8 +13,9 @@ package struct MilterSettings: Sendable {
     }
 
     package var filter: FilterOptions
-    /// Opens a recipient's library (the executable's composition root picks the backend).
-    package var openLibrary: LibraryOpener
+    /// How to start a scan worker (`passconduit milter-worker` with the filter options): each scan
+    /// runs in one, as `passconduit filter`'s does, killed at the deadline.
+    package var worker: ScanWorkerPool.Command
     package var libraryMap: LibraryMap.Rule = .headersOnly
     package var onError: OnError = .accept
     /// Seconds a session may stay silent (between packets, or before its first) before it is closed.
@@ -32,10 +32,10 @@ package struct MilterSettings: Sendable {
     /// The resolved process environment (HOME, XDG, TMPDIR) the scan's setup reads.
     package var environment: [String: String]
 
-    package init(filter: FilterOptions, environment: [String: String], openLibrary: @escaping LibraryOpener) {
+    package init(filter: FilterOptions, environment: [String: String], worker: ScanWorkerPool.Command) {
         self.filter = filter
         self.environment = environment
-        self.openLibrary = openLibrary
+        self.worker = worker
     }
 
     var sessionLimits: MilterSession.Limits {

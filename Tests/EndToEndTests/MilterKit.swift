@@ -74,13 +74,13 @@ final class MilterProcess {
     let home: URL
     let logURL: URL
 
-    init(home: URL, arguments: [String], port: Int = MilterKit.freePort()) throws {
+    init(home: URL, arguments: [String], port: Int = MilterKit.freePort(), environment extra: [String: String] = [:]) throws {
         self.home = home
         self.port = port
         logURL = home.appendingPathComponent("state/passconduit/milter.log")
         process.executableURL = Binary.url
         process.arguments = ["milter", "--listen", "inet:\(port)@127.0.0.1", "--trust", Run.sample("ca/trust")] + arguments
-        process.environment = FilterRun.environment(home)
+        process.environment = FilterRun.environment(home, extra: extra)
         let out = home.appendingPathComponent("milter.out")
         FileManager.default.createFile(atPath: out.path, contents: nil)
         let handle = try FileHandle(forWritingTo: out)

@@ -272,6 +272,38 @@ final class MilterProtocolTests: XCTestCase {
         XCTAssertTrue(milter.process.isRunning)
     }
 
+    /// A scan that crashes or hangs costs its worker process, never the daemon or the message:
+    /// the message is accepted unchanged (or 4xx with --on-error tempfail), at the deadline at worst.
+    func testACrashingOrHangingScanPassesTheMessageUnchangedAndTheDaemonLives() throws {
+        let body = home.appendingPathComponent("body.txt")
+        try Data(try MilterProtocolTests.bodyOf("messages/two-passes.eml")).write(to: body)
+        let script = """
+            check(mt.rcptto(conn, "<alice@example.org>"), "rcpt")
+            \(try MilterProtocolTests.headerCalls("messages/two-passes.eml"))
+            check(mt.eoh(conn), "eoh")
+            check(mt.bodyfile(conn, body), "body")
+            check(mt.eom(conn), "eom")
+            if mt.getreply(conn) == SMFIR_TEMPFAIL then mt.echo("tempfail") end
+            if mt.getreply(conn) == SMFIR_CONTINUE then mt.echo("continue") end
+            if mt.eom_check(conn, MT_HDRINSERT) then mt.echo("changed") end
+            mt.disconnect(conn)
+            """
+        for (fault, extra) in [("crash", [String]()), ("hang", ["--deadline", "1"]), ("crash", ["--on-error", "tempfail"])] {
+            milter.stop()
+            try? FileManager.default.removeItem(at: milter.logURL)
+            milter = try MilterProcess(home: home, arguments: extra, environment: ["PASSCONDUIT_FILTER_FAULT": fault])
+            for _ in 0..<2 {
+                let r = try miltertest(script, defines: ["body": body.path])
+                XCTAssertEqual(r.status, 0, r.output)
+                XCTAssertFalse(r.output.contains("changed"), "\(fault): \(r.output)")
+                XCTAssertTrue(r.output.contains(extra.contains("tempfail") ? "tempfail" : "continue"), "\(fault) \(extra): \(r.output)")
+            }
+            assertDaemonAlive()
+            let errors = milter.messageLines.map { $0.contains(fault == "hang" ? "error=deadline" : "error=scan-failed") }
+            XCTAssertEqual(errors, [true, true], milter.messageLines.joined(separator: "\n"))
+        }
+    }
+
     // MARK: - Sample messages as miltertest calls
 
     /// The message's body bytes (after the first empty line), with CRLF line ends as SMTP has them.

@@ -54,8 +54,22 @@ final class MilterPacketDecoderTests: XCTestCase {
         XCTAssertEqual(try message.spool.contents(maxBytes: 1000).map { String(decoding: $0, as: UTF8.self) },
                        "Subject: hi\r\nX-PASSCONDUIT: forged\r\n\r\nbody\r\n")
         XCTAssertEqual(message.recipients, ["<Bob@Example.org>"])
-        XCTAssertEqual(message.ownFields.map(\.name), ["X-PASSCONDUIT"])
         XCTAssertNil(session.message, "the next message starts afresh")
+    }
+}
+
+final class MilterScanRequestTests: XCTestCase {
+    func testLibrariesAndMessageSurviveTheTripAndEveryTruncationIsRefusedOrShorter() {
+        let message = Array("Subject: x\r\n\r\nbody".utf8)
+        let request = MilterScanRequest.encode(libraries: ["/l/a@x.org/library.sqlite", "/l/b@x.org/library.sqlite"], message: message)
+        let decoded = MilterScanRequest.decode(request)
+        XCTAssertEqual(decoded?.libraries, ["/l/a@x.org/library.sqlite", "/l/b@x.org/library.sqlite"])
+        XCTAssertEqual(decoded?.message, message)
+        XCTAssertEqual(MilterScanRequest.decode(MilterScanRequest.encode(libraries: [], message: message))?.libraries, [])
+        for cut in 0..<(request.count - message.count) {
+            XCTAssertNil(MilterScanRequest.decode(Array(request.prefix(cut))), "cut at \(cut)")
+        }
+        XCTAssertNil(MilterScanRequest.decode(Array("1001\n".utf8)))
     }
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Conduit
 import DeliveryFilter
-import LibraryRoot
 import Milter
 
 /// `passconduit milter`: the delivery filter as a milter daemon for Postfix and Sendmail.
@@ -116,6 +115,20 @@ struct MilterCommand: ParsableCommand {
         throw ExitCode(status)
     }
 
+    /// The scan worker's `passconduit filter` options: what decides how a message is scanned.
+    /// The library is not among them (each request names the recipients'), nor the log.
+    var workerArguments: [String] {
+        var a: [String] = []
+        if let config { a += ["--config", config] }
+        for t in trust { a += ["--trust", t] }
+        if let lang { a += ["--lang", lang] }
+        if let deadline { a += ["--deadline", "\(deadline)"] }
+        if let maxSize { a += ["--max-size", "\(maxSize)"] }
+        if noUpdates { a.append("--no-updates") }
+        if noOffers { a.append("--no-offers") }
+        return a
+    }
+
     /// The command line over the config file over the filter's defaults.
     func settings(environment: [String: String]) -> Result<MilterSettings, FilterError> {
         var options = FilterOptions()
@@ -135,7 +148,8 @@ struct MilterCommand: ParsableCommand {
         if let problem = FilterConfiguration.apply(to: &options, explicit: explicit, environment: environment) {
             return .failure(problem)
         }
-        var settings = MilterSettings(filter: options, environment: environment, openLibrary: LibraryRoot.opener)
+        var settings = MilterSettings(filter: options, environment: environment,
+                                      worker: MilterWorkerCommand.command(filterArguments: workerArguments, environment: environment))
         if let library {
             settings.libraryMap = .shared(library)
         } else if let template = libraryMap ?? options.config.milterLibraryMap {
