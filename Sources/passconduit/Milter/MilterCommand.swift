@@ -25,8 +25,8 @@ struct MilterCommand: ParsableCommand {
         re-read the config file. One log line per message ($XDG_STATE_HOME/passconduit/milter.log, \
         or syslog facility mail with --log syslog).
 
-        Postfix (main.cf), with the milter on a Unix socket inside Postfix's chroot:
-          smtpd_milters = unix:/var/spool/postfix/passconduit/milter.sock
+        Postfix (main.cf), with the milter on loopback (--listen inet:10025@127.0.0.1):
+          smtpd_milters = inet:127.0.0.1:10025
           milter_default_action = accept
         A systemd unit and a main.cf snippet are in Samples/integrations/.
 
