@@ -63,9 +63,11 @@ let package = Package(
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
+        // The composition root: a `--library` value -> a library backend. Only executables use it.
+        .target(name: "LibraryRoot", dependencies: ["PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
+            "Conduit", "DeliveryFilter", "LibraryRoot", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -21,9 +21,14 @@ package struct Limits: Sendable, Equatable {
     /// through: Dovecot kills a filter at 10 s and a hostile message must not stall a queue.
     package var filterDeadlineSeconds: Double = 5
 
-    /// How many decoded bytes of a part are handed to libmagic. Content sniffing needs only
-    /// the first bytes; a larger window would decode more of every zip-looking attachment.
+    /// How many decoded bytes of a part are handed to libmagic, and how many bytes of an input
+    /// are read before deciding what it is (a message, an mbox, a pass). Content sniffing needs
+    /// only the first bytes; a larger window would decode more of every zip-looking attachment.
+    /// At least `minimumSniffBytes`.
     package var sniffBytes: Int = 64 * 1024
+
+    /// A header line, a From_ line or a zip signature shows within this many bytes.
+    package static let minimumSniffBytes = 4096
 
     /// Attributes, attachments and bytes read from a TNEF `winmail.dat` (millions of tiny
     /// attributes, property counts near 2^32).

@@ -50,6 +50,12 @@ package struct MIMEMessage: Sendable {
         TransferDecoder.decodePrefix(rawBody(of: part), encoding: part.transferEncoding, maxBytes: maxBytes)
     }
 
+    /// A decoder for the part's body that decodes a prefix first and the rest only if asked,
+    /// reading each input byte once (content sniffing, then opening, of one candidate part).
+    package func bodyDecoder(of part: MIMEPart) -> BodyDecoder {
+        BodyDecoder(rawBody(of: part), encoding: part.transferEncoding)
+    }
+
     /// The leaf parts: neither containers nor encapsulated messages.
     package var leaves: [MIMEPart] {
         parts.filter { !$0.isMultipart && !$0.isEncapsulatedMessage }

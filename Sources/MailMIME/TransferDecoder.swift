@@ -61,113 +61,153 @@ package enum TransferDecoder {
     /// group (what follows is trailing junk, as binascii reads it), ignores a stray '=' elsewhere, and
     /// decodes a trailing group of 2 or 3 characters as if padded (a lone trailing char is dropped).
     package static func base64(_ input: ArraySlice<UInt8>) -> [UInt8] {
-        let table = base64Table
-        let shifted = base64Shifted
         // +4: the fast path stores 4 bytes to write 3, so it needs one byte of slack.
         let capacity = input.count / 4 * 3 + 4
         return input.withUnsafeBufferPointer { buf in
-            table.withUnsafeBufferPointer { t in
-              shifted.withUnsafeBufferPointer { d in
-                [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
-                    let outBase = UnsafeMutableRawPointer(out.baseAddress!)
-                    // Every 4 accepted input bytes write 3 output bytes, so o never exceeds capacity.
-                    var o = 0
-                    var acc: UInt32 = 0
-                    var n = 0
-                    var pads = 0
-                    var i = 0
-                    let end = buf.count
-                    while i < end {
-                        // Fast path: four alphabet characters in a row (the whole of a clean line).
-                        if n == 0 {
-                            // Four alphabet characters in a row become 3 bytes with one 4-byte store
-                            // (o + 4 <= capacity because o <= (i / 4) * 3 and i + 4 <= end).
-                            var decodedAny = false
-                            while i + 4 <= end {
-                                let v = d[Int(buf[i])] | d[256 + Int(buf[i + 1])] | d[512 + Int(buf[i + 2])] | d[768 + Int(buf[i + 3])]
-                                if v & 0xFF00_0000 != 0 { break }
-                                outBase.storeBytes(of: (v.byteSwapped >> 8).littleEndian, toByteOffset: o, as: UInt32.self)
-                                o += 3
-                                i += 4
-                                decodedAny = true
-                            }
-                            if decodedAny { pads = 0 }
-                            if i >= end { break }
-                        }
-                        let v = t[Int(buf[i])]
-                        i += 1
-                        if v == 0xFF { continue }
-                        if v == 0xFE {
-                            if n >= 2 { pads += 1; if n + pads >= 4 { break } }
-                            continue
-                        }
-                        pads = 0
-                        acc = acc << 6 | UInt32(v)
-                        n += 1
-                        if n == 4 {
-                            out[o] = UInt8(truncatingIfNeeded: acc >> 16)
-                            out[o + 1] = UInt8(truncatingIfNeeded: acc >> 8)
-                            out[o + 2] = UInt8(truncatingIfNeeded: acc)
-                            o += 3
-                            acc = 0
-                            n = 0
-                        }
-                    }
-                    if n == 2 {
-                        out[o] = UInt8(truncatingIfNeeded: acc >> 4)
-                        o += 1
-                    } else if n == 3 {
-                        out[o] = UInt8(truncatingIfNeeded: acc >> 10)
-                        out[o + 1] = UInt8(truncatingIfNeeded: acc >> 2)
-                        o += 2
-                    }
-                    count = o
-                }
-              }
+            [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+                var state = Base64State()
+                base64Step(buf, &state, out, stopAt: Int.max)
+                count = base64Finish(&state, out)
             }
         }
+    }
+
+    /// Where a base64 decode stands between calls: the input read so far, the bytes written, and
+    /// a group in progress. `BodyDecoder` keeps one to decode a body in two steps that together
+    /// read each input byte once.
+    struct Base64State {
+        var i = 0        // next input byte
+        var o = 0        // output bytes written
+        var acc: UInt32 = 0
+        var n = 0        // characters in the group in progress
+        var pads = 0
+        var done = false // the padding that completes a group was read: the rest is junk
+    }
+
+    /// Output bytes `base64Step` may need for `inputCount` input bytes (with the fast path's slack).
+    static func base64Capacity(_ inputCount: Int) -> Int { inputCount / 4 * 3 + 4 }
+
+    /// Decodes from `state.i` on into `out` (capacity `base64Capacity(buf.count)`), stopping at the
+    /// end of input, after the completing padding, or at the first group boundary where at least
+    /// `stopAt` bytes are written.
+    static func base64Step(_ buf: UnsafeBufferPointer<UInt8>, _ state: inout Base64State,
+                           _ out: UnsafeMutableBufferPointer<UInt8>, stopAt: Int) {
+        guard !state.done, let outAddress = out.baseAddress else { return }
+        let outBase = UnsafeMutableRawPointer(outAddress)
+        base64Table.withUnsafeBufferPointer { t in
+          base64Shifted.withUnsafeBufferPointer { d in
+            // Every 4 accepted input bytes write 3 output bytes, so o never exceeds the capacity.
+            var o = state.o, acc = state.acc, n = state.n, pads = state.pads, i = state.i
+            let end = buf.count
+            defer { state.o = o; state.acc = acc; state.n = n; state.pads = pads; state.i = i }
+            while i < end {
+                if n == 0 {
+                    if o >= stopAt { return }
+                    // Fast path: four alphabet characters in a row (the whole of a clean line)
+                    // become 3 bytes with one 4-byte store (o + 4 <= capacity because
+                    // o <= (i / 4) * 3 and i + 4 <= end).
+                    var decodedAny = false
+                    while i + 4 <= end && o < stopAt {
+                        let v = d[Int(buf[i])] | d[256 + Int(buf[i + 1])] | d[512 + Int(buf[i + 2])] | d[768 + Int(buf[i + 3])]
+                        if v & 0xFF00_0000 != 0 { break }
+                        outBase.storeBytes(of: (v.byteSwapped >> 8).littleEndian, toByteOffset: o, as: UInt32.self)
+                        o += 3
+                        i += 4
+                        decodedAny = true
+                    }
+                    if decodedAny { pads = 0 }
+                    if i >= end || o >= stopAt { continue }
+                }
+                let v = t[Int(buf[i])]
+                i += 1
+                if v == 0xFF { continue }
+                if v == 0xFE {
+                    if n >= 2 { pads += 1; if n + pads >= 4 { state.done = true; return } }
+                    continue
+                }
+                pads = 0
+                acc = acc << 6 | UInt32(v)
+                n += 1
+                if n == 4 {
+                    out[o] = UInt8(truncatingIfNeeded: acc >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: acc >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: acc)
+                    o += 3
+                    acc = 0
+                    n = 0
+                }
+            }
+          }
+        }
+    }
+
+    /// The trailing group of 2 or 3 characters, once the input is read; returns the output count.
+    static func base64Finish(_ state: inout Base64State, _ out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        // A group in progress holds at most 3 characters, and o + 2 < capacity (see base64Step).
+        if state.n == 2 {
+            out[state.o] = UInt8(truncatingIfNeeded: state.acc >> 4)
+            state.o += 1
+        } else if state.n == 3 {
+            out[state.o] = UInt8(truncatingIfNeeded: state.acc >> 10)
+            out[state.o + 1] = UInt8(truncatingIfNeeded: state.acc >> 2)
+            state.o += 2
+        }
+        state.n = 0
+        state.acc = 0
+        return state.o
     }
 
     /// Quoted-printable: `=XY` (either case) decoded, `=` before a line end is a soft break, any other
     /// `=` is kept literally; line ends are kept as they are in the input.
     package static func quotedPrintable(_ input: ArraySlice<UInt8>) -> [UInt8] {
         input.withUnsafeBufferPointer { buf in
+            // Output never outgrows input: every escape shrinks and other bytes copy 1:1.
             [UInt8](unsafeUninitializedCapacity: buf.count) { out, count in
-                // Output never outgrows input: every escape shrinks and other bytes copy 1:1.
-                var o = 0
                 var i = 0
-                let n = buf.count
-                while i < n {
-                    // Copy the run up to the next '=' in one go (memchr finds it).
-                    let eq = ByteScan.find(UInt8(ascii: "="), buf, from: i, end: n) ?? n
-                    if eq > i {
-                        // i..<eq lies inside buf, o..<o+(eq-i) inside out (o <= i).
-                        memcpy(out.baseAddress! + o, buf.baseAddress! + i, eq - i)
-                        o += eq - i
-                        i = eq
-                        if i == n { break }
-                    }
-                    // Soft line break: '=' then optional trailing whitespace then (CR)LF or the end.
-                    var j = i + 1
-                    while j < n, ByteClass.isWSP(buf[j]) { j += 1 }
-                    if j == n { i = n; continue }
-                    if buf[j] == 0x0A { i = j + 1; continue }
-                    if buf[j] == 0x0D {
-                        i = (j + 1 < n && buf[j + 1] == 0x0A) ? j + 2 : j + 1
-                        continue
-                    }
-                    if i + 2 < n, let hi = ByteClass.hexValue(buf[i + 1]), let lo = ByteClass.hexValue(buf[i + 2]) {
-                        out[o] = hi << 4 | lo
-                        i += 3
-                    } else {
-                        out[o] = UInt8(ascii: "=")
-                        i += 1
-                    }
-                    o += 1
-                }
-                count = o
+                count = quotedPrintableStep(buf, &i, out, written: 0, stopAt: Int.max)
             }
         }
+    }
+
+    /// Decodes quoted-printable from input offset `i` on into `out` (capacity at least the input
+    /// count), after the `written` bytes already there, until the input ends or at least `stopAt`
+    /// bytes are written; `i` is left where the next call goes on. Returns the bytes written in all.
+    static func quotedPrintableStep(_ buf: UnsafeBufferPointer<UInt8>, _ i: inout Int,
+                                    _ out: UnsafeMutableBufferPointer<UInt8>, written: Int, stopAt: Int) -> Int {
+        // o <= i throughout (an escape shrinks, other bytes copy 1:1), so out never overflows.
+        var o = written
+        let n = buf.count
+        while i < n && o < stopAt {
+            // Copy the run up to the next '=' in one go (memchr finds it).
+            let eq = ByteScan.find(UInt8(ascii: "="), buf, from: i, end: n) ?? n
+            if eq > i {
+                // No further than stopAt asks (stopAt - o > 0 here; no overflow with Int.max).
+                let run = min(eq - i, stopAt - o)
+                // i..<i+run lies inside buf, o..<o+run inside out (o <= i).
+                memcpy(out.baseAddress! + o, buf.baseAddress! + i, run)
+                o += run
+                i += run
+                if i < eq || i == n || o >= stopAt { continue }   // stopped for stopAt, or the input ended
+            }
+            // Soft line break: '=' then optional trailing whitespace then (CR)LF or the end.
+            var j = i + 1
+            while j < n, ByteClass.isWSP(buf[j]) { j += 1 }
+            if j == n { i = n; continue }
+            if buf[j] == 0x0A { i = j + 1; continue }
+            if buf[j] == 0x0D {
+                i = (j + 1 < n && buf[j + 1] == 0x0A) ? j + 2 : j + 1
+                continue
+            }
+            if i + 2 < n, let hi = ByteClass.hexValue(buf[i + 1]), let lo = ByteClass.hexValue(buf[i + 2]) {
+                out[o] = hi << 4 | lo
+                i += 3
+            } else {
+                out[o] = UInt8(ascii: "=")
+                i += 1
+            }
+            o += 1
+        }
+        return o
     }
 
     /// uuencode: skips to a `begin ` line, decodes each line by its length character until `end`

@@ -5,46 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Where the library lives and how its folder and files come into being.
+/// How a library file and its folder come into being (where the library is by default is the
+/// executables' business: Conduit's `ConfigLocation.defaultLibraryPath`).
 package enum LibraryLocation {
-    static let folderName = "passconduit"
-    static let fileName = "library.sqlite"
-
-    /// `$XDG_DATA_HOME/passconduit/library.sqlite`; without a usable XDG_DATA_HOME (unset, empty
-    /// or relative, which the XDG spec says to ignore) `$HOME/.local/share/...`; without HOME
-    /// (a Postfix pipe gives none) the passwd entry's home directory.
-    static func defaultPath(environment: [String: String]) -> String {
-        "\(dataHome(environment: environment))/\(folderName)/\(fileName)"
-    }
-
-    static func dataHome(environment: [String: String]) -> String {
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return trimmed(xdg) }
-        if let home = environment["HOME"], home.hasPrefix("/") { return trimmed(home) + "/.local/share" }
-        if let home = passwdHome() { return trimmed(home) + "/.local/share" }
-        // No passwd entry for this uid (an arbitrary container uid): a private folder in /tmp,
-        // created 0700 like any other.
-        return "/tmp/passconduit-\(getuid())"
-    }
-
-    private static func trimmed(_ path: String) -> String {
-        var p = path
-        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
-        return p == "/" ? "" : p
-    }
-
-    /// The home directory from the passwd entry of the real user id (getpwuid_r: thread-safe).
-    /// The one passwd lookup of the project: config, library and filter log all fall back to it
-    /// when HOME is unset (a Postfix pipe gives none).
-    package static func passwdHome() -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        let rc = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result)
-        guard rc == 0, result != nil, let dir = entry.pw_dir else { return nil }
-        let home = String(cString: dir)
-        return home.hasPrefix("/") ? home : nil
-    }
-
     /// Creates every missing folder above `path` with mode 0700 (folders that exist are left as
     /// they are: `--library /tmp/x.sqlite` must not chmod /tmp).
     static func ensureFolder(of path: String) throws {

@@ -11,13 +11,12 @@ import GRDB
 package final class PassLibrary: @unchecked Sendable {
     package let path: String
     package let options: LibraryOptions
-    let dbQueue: DatabaseQueue
+    /// Any GRDB writer: the file's `DatabaseQueue` (WAL), or what a caller built (an in-memory
+    /// `DatabaseQueue` in tests, a `DatabasePool`).
+    let dbQueue: any DatabaseWriter
 
-    /// `$XDG_DATA_HOME/passconduit/library.sqlite`, else `~/.local/share/...`, else the passwd
-    /// entry's home when HOME is unset.
-    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        LibraryLocation.defaultPath(environment: environment)
-    }
+    /// Where the library is, for messages (the backend's `location`).
+    package var location: String { path }
 
     /// Opens the library at `path`, creating its folder (0700) and file (0600) on first use.
     /// Open and migration run under an exclusive flock on `path + ".lock"`, so many processes
@@ -50,13 +49,26 @@ package final class PassLibrary: @unchecked Sendable {
             throw LibraryFile.foreignFileError(path) ?? error
         }
         try Self.retrying("open", path: path, until: deadline) {
-            try self.checkIdentityAndMigrate()
+            try self.checkIdentityAndMigrate(switchToWAL: true)
+        }
+    }
+
+    /// A library on a database the caller opened: an in-memory `DatabaseQueue` (tests), a
+    /// `DatabasePool`. Same identity check and migrations as a file; the journal mode and any
+    /// cross-process locking are the caller's. `name` stands for the path in messages.
+    package init(writer: any DatabaseWriter, name: String, options: LibraryOptions = .default) throws {
+        self.path = name
+        self.options = options
+        self.dbQueue = writer
+        let deadline = Date().addingTimeInterval(options.retryDeadline)
+        try Self.retrying("open", path: name, until: deadline) {
+            try self.checkIdentityAndMigrate(switchToWAL: false)
         }
     }
 
     /// Refuses another program's database and newer schemas, then switches to WAL and migrates.
     /// Nothing is written before the identity check passes.
-    private func checkIdentityAndMigrate() throws {
+    private func checkIdentityAndMigrate(switchToWAL: Bool) throws {
         let migrator = LibrarySchema.migrator
         try dbQueue.writeWithoutTransaction { db in
             let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
@@ -82,6 +94,7 @@ package final class PassLibrary: @unchecked Sendable {
                                        path: path)
                 }
             }
+            guard switchToWAL else { return }
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
                 throw LibraryError(.io, "cannot switch the library to WAL mode (journal_mode is \(mode ?? "unknown"))", path: path)

@@ -79,7 +79,7 @@ struct Add: ParsableCommand {
 /// One run of the add flow: shows, asks, adds, and keeps the worst outcome for the exit status.
 struct AddSession {
     let context: Context
-    let library: PassLibrary
+    let library: any PassLibraryBackend
     let yes: Bool
     let allowUntrusted: Bool
     let prompt = Prompt()
@@ -92,7 +92,7 @@ struct AddSession {
     /// The exit status of the first pass that could not be stored (the run goes on).
     var failed: ExitStatus?
 
-    init(context: Context, library: PassLibrary, yes: Bool, allowUntrusted: Bool) {
+    init(context: Context, library: any PassLibraryBackend, yes: Bool, allowUntrusted: Bool) {
         self.context = context
         self.library = library
         self.yes = yes
@@ -144,7 +144,7 @@ struct AddSession {
 
     mutating func reviewOffers(_ ids: [Int64]?) throws -> ExitStatus {
         let opener = try context.opener()
-        let pending = try guarded { try library.offers() }
+        let pending = try guarded { [library] in try await library.offers() }
         let chosen: [Offer]
         if let ids {
             var list: [Offer] = []
@@ -160,7 +160,7 @@ struct AddSession {
             if chosen.isEmpty { print("No pending offers.") }
         }
         for offer in chosen {
-            let bytes = try guarded { try library.offerBytes(offer.offerID) }
+            let bytes = try guarded { [library] in try await library.offerBytes(offer.offerID) }
             let verdict = opener.open(bytes)
             var source = PassSourceInfo(input: "offer \(offer.offerID)")
             source.messageID = offer.source?.messageID
@@ -186,7 +186,7 @@ struct AddSession {
 
     mutating func handle(_ found: FoundPass, offerID: Int64?) throws {
         // The library could not say whether it holds this pass: deciding "new" would misreport it.
-        if let problem = found.libraryProblem { _ = try guarded { throw problem } }
+        if let problem = found.libraryProblem { throw Self.cliError(problem) }
         if shown > 0 { print("") }
         shown += 1
         print(card.render(found, details: true))
@@ -201,25 +201,25 @@ struct AddSession {
             refused = true
         case .alreadyContained:
             print("Already in your library.")
-            if let offerID { try guarded { try library.declineOffer(offerID) } }
+            if let offerID { try guarded { [library] in try await library.declineOffer(offerID) } }
         case .add:
             guard let record = found.record, try ask("Add to your library?") else { return }
             if let offerID {
-                _ = try guarded { try library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
+                _ = try guarded { [library, allowUntrusted] in try await library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
             } else {
-                _ = try guarded { try library.add(record, allowUntrusted: allowUntrusted) }
+                _ = try guarded { [library, allowUntrusted] in try await library.add(record, allowUntrusted: allowUntrusted) }
             }
             print(context.terminal.green("Added") + " to your library.")
         case .update:
             guard let record = found.record else { return }
-            let stored = try guarded { try library.pass(record.id) }
+            let stored = try guarded { [library] in try await library.pass(record.id) }
             let changes = FieldDiff.changes(from: stored?.fields ?? [], to: record.fields)
             printChanges(changes)
             guard try ask("Update the pass in your library?", declined: "Not updated") else { return }
             if let offerID {
-                _ = try guarded { try library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
+                _ = try guarded { [library, allowUntrusted] in try await library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
             } else {
-                _ = try guarded { try library.replace(with: record, allowUntrusted: allowUntrusted) }
+                _ = try guarded { [library, allowUntrusted] in try await library.replace(with: record, allowUntrusted: allowUntrusted) }
             }
             print(context.terminal.green("Updated") + " in your library.")
         }
@@ -269,11 +269,15 @@ struct AddSession {
         return .success
     }
 
-    func guarded<T>(_ body: () throws -> T) throws -> T {
+    func guarded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         do {
-            return try body()
+            return try Blocking.run(body)
         } catch let error as LibraryError {
-            throw CLIError(error.description, status: error.kind == .refused ? .dataError : .ioError)
+            throw Self.cliError(error)
         }
+    }
+
+    static func cliError(_ error: LibraryError) -> CLIError {
+        CLIError(error.description, status: error.kind == .refused ? .dataError : .ioError)
     }
 }

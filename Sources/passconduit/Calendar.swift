@@ -51,7 +51,7 @@ struct CalendarCommand: ParsableCommand {
             let opener = try context.opener()
             var chosen: [(name: String?, pass: StoredPass)] = []
             if ids.isEmpty {
-                chosen = try LibraryCall.run { try library.passes() }.map { (nil, $0) }
+                chosen = try LibraryCall.run { try await library.passes() }.map { (nil, $0) }
             } else {
                 var seen = Set<PassID>()
                 for text in ids {
@@ -62,7 +62,7 @@ struct CalendarCommand: ParsableCommand {
             var events: [PassEvent] = []
             var dateless: [String] = []
             for (name, stored) in chosen {
-                let bytes = try LibraryCall.run { try library.export(stored.id) }
+                let bytes = try LibraryCall.run { try await library.export(stored.id) }
                 guard let info = opener.open(bytes).pass else {
                     Terminal.warn("\(name ?? stored.id.description): cannot read the pass's contents; it has no events")
                     continue

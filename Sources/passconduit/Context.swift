@@ -1,5 +1,6 @@
 import Conduit
 import Foundation
+import LibraryRoot
 import PassStore
 import WalletPass
 
@@ -66,15 +67,16 @@ struct Context {
 
     var libraryPath: String { setup.libraryPath }
 
-    func library() throws -> PassLibrary {
+    /// The library `--library`, the config or the default names, opened by the composition root.
+    func library() throws -> any PassLibraryBackend {
         do {
-            return try PassLibrary(path: libraryPath)
+            return try LibraryRoot.openBlocking(libraryPath)
         } catch {
             throw CLIError("\(error)", status: .cannotCreate)
         }
     }
 
-    func scanner(library: PassLibrary?) throws -> PassScanner {
+    func scanner(library: (any PassLibraryBackend)?) throws -> PassScanner {
         let sniffer = setup.sniffer()
         if sniffer == nil && options.verbose { Terminal.warn("content detection without libmagic (it could not start)") }
         return PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer)
@@ -82,14 +84,14 @@ struct Context {
 
     /// Opens the library and resolves a command's ID argument in it: what show, export, icon and
     /// remove all start with.
-    func libraryAndPass(_ text: String) throws -> (library: PassLibrary, id: PassID) {
+    func libraryAndPass(_ text: String) throws -> (library: any PassLibraryBackend, id: PassID) {
         let library = try library()
         return (library, try resolve(text, in: library))
     }
 
     /// The stored pass an ID argument named, or a "no such pass" error naming the argument.
-    func storedPass(_ id: PassID, named text: String, in library: PassLibrary) throws -> StoredPass {
-        guard let stored = try LibraryCall.run({ try library.pass(id) }) else {
+    func storedPass(_ id: PassID, named text: String, in library: any PassLibraryBackend) throws -> StoredPass {
+        guard let stored = try LibraryCall.run({ try await library.pass(id) }) else {
             throw CLIError("\(text): no such pass in your library", status: .noInput)
         }
         return stored
@@ -109,12 +111,12 @@ struct Context {
     /// Resolves "type/serial" or a short SHA-256 prefix to a pass in the library.
     /// An ID that is neither form is a usage error (64), like any other malformed argument; a
     /// well-formed ID that names no pass is a missing input (66).
-    func resolve(_ text: String, in library: PassLibrary) throws -> PassID {
+    func resolve(_ text: String, in library: any PassLibraryBackend) throws -> PassID {
         if !Self.isWellFormedID(text) {
             throw CLIError("“\(text)” is not a pass ID: give passTypeIdentifier/serialNumber or at least 4 hex digits of its SHA-256 (see: passconduit list)", status: .usage)
         }
         do {
-            return try library.resolve(text)
+            return try Blocking.run { try await library.resolve(text) }
         } catch let error as LibraryError {
             throw CLIError(error.description, status: error.kind == .ambiguousID ? .usage : .noInput)
         }

@@ -63,7 +63,7 @@ struct Export: ParsableCommand {
             let library = try context.library()
             if scrub {
                 let passID = try context.resolve(ids[0], in: library)
-                let bytes = try LibraryCall.run { try library.export(passID) }
+                let bytes = try LibraryCall.run { try await library.export(passID) }
                 let scrubbed: [UInt8]
                 do {
                     var scrubber = PassScrubber(limits: context.limits.pass)
@@ -76,13 +76,13 @@ struct Export: ParsableCommand {
             }
             guard wantsBundle else {
                 let passID = try context.resolve(ids[0], in: library)
-                let bytes = try LibraryCall.run { try library.export(passID) }
+                let bytes = try LibraryCall.run { try await library.export(passID) }
                 try OutputFile.write(bytes, to: output, what: "pass")
                 return .success
             }
             var chosen: [StoredPass] = []
             if all {
-                chosen = try LibraryCall.run { try library.passes() }
+                chosen = try LibraryCall.run { try await library.passes() }
                 if chosen.isEmpty { throw CLIError("your library is empty: there is nothing to export", status: .noInput) }
             } else {
                 var seen = Set<PassID>()
@@ -93,7 +93,7 @@ struct Export: ParsableCommand {
             }
             var members: [PassBundle.Member] = []
             for stored in chosen {
-                let bytes = try LibraryCall.run { try library.export(stored.id) }
+                let bytes = try LibraryCall.run { try await library.export(stored.id) }
                 members.append(PassBundle.Member(passTypeIdentifier: stored.id.passTypeIdentifier, sha256: stored.sha256, bytes: bytes))
             }
             let bundle: [UInt8]

@@ -31,7 +31,7 @@ struct Icon: ParsableCommand {
         try Self.exiting {
             let context = try Context(global)
             let (library, passID) = try context.libraryAndPass(id)
-            let bytes = try LibraryCall.run { try library.export(passID) }
+            let bytes = try LibraryCall.run { try await library.export(passID) }
             guard let icon = try context.opener().open(bytes).pass?.icon else {
                 throw CLIError("\(passID): the pass has no icon", status: .dataError)
             }

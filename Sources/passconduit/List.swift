@@ -23,7 +23,7 @@ struct List: ParsableCommand {
         try Self.exiting {
             let context = try Context(global)
             let library = try context.library()
-            var passes = try LibraryCall.run { try library.passes() }
+            var passes = try LibraryCall.run { try await library.passes() }
             if global.lang != nil { passes = try localized(passes, context: context, library: library) }
             let card = PassCard(terminal: context.terminal)
             let dateWidth = passes.map { PassCard.listDate($0).count }.max() ?? 0
@@ -40,11 +40,12 @@ extension List {
     /// The organization names and descriptions in the `--lang` language: the library keeps
     /// them in the language of the day each pass was added, so each pass's stored bytes are
     /// read again (what `show` does). A pass that no longer opens keeps its stored texts.
-    func localized(_ passes: [StoredPass], context: Context, library: PassLibrary) throws -> [StoredPass] {
+    func localized(_ passes: [StoredPass], context: Context, library: any PassLibraryBackend) throws -> [StoredPass] {
         let opener = try context.opener()
         return try passes.map { pass in
             var pass = pass
-            let bytes = try LibraryCall.run { try library.export(pass.id) }
+            let id = pass.id
+            let bytes = try LibraryCall.run { try await library.export(id) }
             if let info = opener.open(bytes).pass {
                 pass.organizationName = info.organizationName
                 pass.description = info.description
@@ -56,9 +57,10 @@ extension List {
 
 /// Library errors as CLI errors: a refusal is a data error, the rest are I/O errors.
 enum LibraryCall {
-    static func run<T>(_ body: () throws -> T) throws -> T {
+    /// Runs library work (async) from a command's main thread and maps its errors to exit codes.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         do {
-            return try body()
+            return try Blocking.run(body)
         } catch let error as LibraryError {
             let status: ExitStatus
             switch error.kind {

@@ -30,7 +30,8 @@ struct Log: ParsableCommand {
             let library = try context.library()
             var last = after
             repeat {
-                let entries = try LibraryCall.run { try library.changes(after: last) }
+                let after = last
+                let entries = try LibraryCall.run { try await library.changes(after: after) }
                 for entry in entries {
                     print(global.json ? Self.json(entry).line : Self.line(entry, terminal: context.terminal))
                     last = max(last, entry.sequence)

@@ -28,12 +28,12 @@ struct Offers: ParsableCommand {
             let terminal = context.terminal
             if !decline.isEmpty {
                 for id in decline {
-                    try LibraryCall.run { try library.declineOffer(id) }
+                    try LibraryCall.run { try await library.declineOffer(id) }
                     print("Declined offer \(id).")
                 }
                 return .success
             }
-            let offers = try LibraryCall.run { try library.offers() }
+            let offers = try LibraryCall.run { try await library.offers() }
             for offer in offers {
                 if global.json {
                     print(Self.json(offer).line)

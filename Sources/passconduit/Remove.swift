@@ -45,7 +45,7 @@ struct Remove: ParsableCommand {
                     return .success
                 }
             }
-            try LibraryCall.run { try library.remove(passID) }
+            try LibraryCall.run { try await library.remove(passID) }
             print("Removed.")
             return .success
         }

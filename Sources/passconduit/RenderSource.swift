@@ -31,7 +31,7 @@ struct RenderSource {
             throw CLIError("\(source): no such file", status: .noInput)
         } else {
             let (library, id) = try context.libraryAndPass(source)
-            bytes = try LibraryCall.run { try library.export(id) }
+            bytes = try LibraryCall.run { try await library.export(id) }
             name = "\(id)"
         }
         let verdict = try context.opener().open(bytes)

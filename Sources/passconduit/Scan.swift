@@ -48,7 +48,7 @@ struct Scan: ParsableCommand {
             let context = try Context(global)
             // A scan only reads: with no library yet it creates none, and every pass is "new".
             let noLibraryYet = !Self.exists(context.libraryPath)
-            let library: PassLibrary? = noLibraryYet ? nil : openLibraryIfPossible(context)
+            let library: (any PassLibraryBackend)? = noLibraryYet ? nil : openLibraryIfPossible(context)
             let scanner = try context.scanner(library: library)
             let inputs = InputScanner(scanner: scanner)
             let card = PassCard(terminal: context.terminal)
@@ -102,7 +102,7 @@ struct Scan: ParsableCommand {
         return PathBytes.stat(path, &info) == 0
     }
 
-    func openLibraryIfPossible(_ context: Context) -> PassLibrary? {
+    func openLibraryIfPossible(_ context: Context) -> (any PassLibraryBackend)? {
         do {
             return try context.library()
         } catch let error as CLIError {

@@ -70,7 +70,7 @@ struct Send: ParsableCommand {
             let context = try Context(global)
             let (library, passID) = try context.libraryAndPass(id)
             let stored = try context.storedPass(passID, named: id, in: library)
-            let bytes = try LibraryCall.run { try library.export(passID) }
+            let bytes = try LibraryCall.run { try await library.export(passID) }
             guard let host = bind ?? DefaultRoute.address() else {
                 throw CLIError("this computer has no default route with an IPv4 address; name the address to listen on with --bind",
                                status: .unavailable)

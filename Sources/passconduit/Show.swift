@@ -37,7 +37,7 @@ struct Show: ParsableCommand {
             let context = try Context(global)
             let (library, passID) = try context.libraryAndPass(id)
             let stored = try context.storedPass(passID, named: id, in: library)
-            let bytes = try LibraryCall.run { try library.export(passID) }
+            let bytes = try LibraryCall.run { try await library.export(passID) }
             let verdict = try context.opener().open(bytes)
             if let field {
                 guard let value = verdict.pass?.localizedValue(forFieldKey: field) else {
@@ -47,7 +47,7 @@ struct Show: ParsableCommand {
                 print(TerminalText.lines(value))
                 return .success
             }
-            let web = try LibraryCall.run { try library.webServiceState(passID) }
+            let web = try LibraryCall.run { try await library.webServiceState(passID) }
             if global.json {
                 var object = StoredPassJSON.detailed(stored, info: verdict.pass, verdict: verdict)
                 if case .object(var members) = object {

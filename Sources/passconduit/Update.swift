@@ -91,7 +91,7 @@ struct Update: ParsableCommand {
                                             && context.environment["TERM"] != "dumb")
             let outcomes: [UpdateOutcome]
             do {
-                outcomes = try Self.blocking {
+                outcomes = try Blocking.run {
                     do {
                         let result = try await run.run(settled) { done, total in progress.update(done, total) }
                         await client.shutdown()
@@ -119,29 +119,6 @@ struct Update: ParsableCommand {
             if outcomes.contains(where: { $0.temporary }) { return .tempFailure }
             return .success
         }
-    }
-
-    /// Runs async work from this synchronous command and waits for it.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.set(.success(try await body())) } catch { box.set(.failure(error)) }
-            done.signal()
-        }
-        done.wait()
-        return try box.get()
-    }
-}
-
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    private var result: Result<T, any Error>?
-    private let lock = NSLock()
-    func set(_ r: Result<T, any Error>) { lock.lock(); result = r; lock.unlock() }
-    func get() throws -> T {
-        lock.lock(); defer { lock.unlock() }
-        guard let result else { throw CLIError("the update run ended without a result", status: .ioError) }
-        return try result.get()
     }
 }
 

@@ -25,7 +25,7 @@ final class ConfigTests: XCTestCase {
         max-depth = 7
         max-parts = 50
         max-header-bytes = 4096
-        sniff-bytes = 512
+        sniff-bytes = 8192
         max-pass-bytes = 1000000
         max-pass-entries = 99
         max-entry-bytes = 5000
@@ -46,7 +46,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.limits.mime.maxDepth, 7)
         XCTAssertEqual(config.limits.mime.maxParts, 50)
         XCTAssertEqual(config.limits.mime.maxHeaderBytes, 4096)
-        XCTAssertEqual(config.limits.sniffBytes, 512)
+        XCTAssertEqual(config.limits.sniffBytes, 8192)
         XCTAssertEqual(config.limits.pass.maxArchiveBytes, 1_000_000)
         XCTAssertEqual(config.limits.pass.maxEntries, 99)
         XCTAssertEqual(config.limits.pass.maxEntryBytes, 5000)

@@ -1,4 +1,5 @@
 import XCTest
+import Foundation
 @testable import Conduit
 
 final class MagicSnifferTests: XCTestCase {
@@ -51,5 +52,27 @@ final class MagicSnifferTests: XCTestCase {
         XCTAssertThrowsError(try MagicSniffer(rulesFile: "/nonexistent/rules.magic")) { error in
             XCTAssertTrue("\(error)".contains("/nonexistent/rules.magic"), "\(error)")
         }
+    }
+}
+
+final class MagicSnifferMemoryTests: XCTestCase {
+    /// The bytes go to libmagic from memory: no file is made in $TMPDIR, not even an unlinked
+    /// one (it would still show in /proc/self/fd).
+    func testSniffingMakesNoTemporaryFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sniff-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let saved = getenv("TMPDIR").map { String(cString: $0) }
+        setenv("TMPDIR", dir.path, 1)
+        defer { if let saved { setenv("TMPDIR", saved, 1) } else { unsetenv("TMPDIR") } }
+        let sniffer = try MagicSniffer()
+        XCTAssertEqual(sniffer.mimeType(of: try FixtureFile.bytes("edutap__resources-basic_pass.pkpass")), "application/vnd.apple.pkpass")
+        XCTAssertEqual(sniffer.mimeType(of: try FixtureFile.bytes("icon.png")), "image/png")
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
+        }
+        XCTAssertFalse(open.contains { $0.hasPrefix(dir.path) }, "open files: \(open)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [])
+        XCTAssertEqual(sniffer.sniffCount, 2)
     }
 }

@@ -1,3 +1,4 @@
+import PassStore
 import Conduit
 import XCTest
 @testable import DeliveryFilter
@@ -26,13 +27,13 @@ final class FilterConfigurationTests: XCTestCase {
         XCTAssertFalse(o.applyUpdates)
         XCTAssertFalse(o.headers)
         // Library, anchors and language resolve exactly as for every other command.
-        let setup = FilterScanner(options: o, environment: ["LANG": "fr_FR.UTF-8"]).setup
+        let setup = FilterScanner(options: o, environment: ["LANG": "fr_FR.UTF-8"], openLibrary: { try PassLibrary(path: $0, options: $1) }).setup
         XCTAssertEqual(setup.libraryPath, "/srv/lib.sqlite")
         XCTAssertEqual(Array(setup.trustDirectories.suffix(2)), ["/etc/anchors", "/mine"])
         XCTAssertEqual(setup.preferredLanguages, ["de"])
         var cli = o
         cli.libraryPath = "/flag.sqlite"
-        XCTAssertEqual(FilterScanner(options: cli, environment: [:]).setup.libraryPath, "/flag.sqlite")
+        XCTAssertEqual(FilterScanner(options: cli, environment: [:], openLibrary: { try PassLibrary(path: $0, options: $1) }).setup.libraryPath, "/flag.sqlite")
     }
 
     func testBrokenConfigIsReportedNotThrown() {

@@ -1,3 +1,4 @@
+import PassStore
 import XCTest
 @testable import DeliveryFilter
 
@@ -44,7 +45,7 @@ final class FilterNothingLostTests: XCTestCase {
     private func filterWithPlan(_ m: [UInt8]) -> (output: [UInt8]?, plan: FilterPlan) {
         let o = realOptions
         return DeliveryFilter(options: o).filter(m, runner: FilterScanRunner(isolation: .inline, deadlineSeconds: 5)) {
-            FilterScanner(options: o, environment: [:])
+            FilterScanner(options: o, environment: [:], openLibrary: { try PassLibrary(path: $0, options: $1) })
         }
     }
 

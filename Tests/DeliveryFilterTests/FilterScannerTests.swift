@@ -32,7 +32,7 @@ final class FilterScannerTests: XCTestCase {
     func run(_ message: [UInt8], options: FilterOptions? = nil) -> (String, FilterPlan) {
         let o = options ?? self.options
         let (out, plan) = DeliveryFilter(options: o).filter(message, runner: FilterScanRunner(isolation: .inline, deadlineSeconds: 30)) {
-            FilterScanner(options: o, environment: ["HOME": "/nonexistent"])
+            FilterScanner(options: o, environment: ["HOME": "/nonexistent"], openLibrary: { try PassLibrary(path: $0, options: $1) })
         }
         XCTAssertNil(plan.error, "\(plan.error.map(String.init(describing:)) ?? "")")
         NothingLost.check(input: message, output: out)
@@ -47,7 +47,7 @@ final class FilterScannerTests: XCTestCase {
         // When a message with a new pass goes through the filter
         let message = try Self.sample("type.eml")
         let (out, plan) = DeliveryFilter(options: o).filter(message, runner: FilterScanRunner(isolation: .inline, deadlineSeconds: 30)) {
-            FilterScanner(options: o, environment: ["HOME": "/nonexistent"])
+            FilterScanner(options: o, environment: ["HOME": "/nonexistent"], openLibrary: { try PassLibrary(path: $0, options: $1) })
         }
         // Then the scan fails with the library's reason (logged; 75 with --fail-closed) and the
         // message passes unchanged, rather than being announced as a pass the library lacks

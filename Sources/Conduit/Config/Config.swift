@@ -7,7 +7,7 @@ import TOMLKit
 package struct Config: Sendable, Equatable {
     /// The file the settings came from; nil when no file exists and the defaults apply.
     package var file: String?
-    /// `[library] path`: the pass library; nil = `PassLibrary.defaultPath`.
+    /// `[library] path`: the pass library; nil = `ConfigLocation.defaultLibraryPath`.
     package var libraryPath: String?
     /// `[trust] directories`: extra trust anchors, in addition to the shipped Apple ones.
     package var trustDirectories: [String] = []
@@ -94,7 +94,13 @@ package struct Config: Sendable, Equatable {
                     case "max-depth": config.limits.mime.maxDepth = try reader.count(item, path)
                     case "max-parts": config.limits.mime.maxParts = try reader.count(item, path)
                     case "max-header-bytes": config.limits.mime.maxHeaderBytes = try reader.count(item, path)
-                    case "sniff-bytes": config.limits.sniffBytes = try reader.count(item, path)
+                    case "sniff-bytes":
+                        // The same window tells what an input is (a header line, a From_ line, a zip).
+                        let bytes = try reader.count(item, path)
+                        guard bytes >= Limits.minimumSniffBytes else {
+                            throw reader.fail(path, "must be at least \(Limits.minimumSniffBytes), found \(bytes)")
+                        }
+                        config.limits.sniffBytes = bytes
                     case "max-pass-bytes": config.limits.pass.maxArchiveBytes = try reader.count(item, path)
                     case "max-pass-entries": config.limits.pass.maxEntries = try reader.count(item, path)
                     case "max-entry-bytes": config.limits.pass.maxEntryBytes = try reader.count(item, path)

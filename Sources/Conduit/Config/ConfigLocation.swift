@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PassStore
 
 /// Where passconduit looks for its files when nobody says: the XDG base directories, then the
 /// home directory, then the passwd entry. A delivery filter run by Postfix `pipe` has no HOME and
@@ -20,7 +19,43 @@ package enum ConfigLocation {
     /// `$HOME` when it is an absolute path, else the passwd entry of the real user.
     package static func homeDirectory(environment: [String: String]) -> String? {
         if let home = environment["HOME"], home.hasPrefix("/") { return home }
-        return LibraryLocation.passwdHome()
+        return passwdHome()
+    }
+
+    /// The library when neither `--library` nor the config names one:
+    /// `$XDG_DATA_HOME/passconduit/library.sqlite`; without a usable XDG_DATA_HOME (unset, empty
+    /// or relative, which the XDG spec says to ignore) `$HOME/.local/share/...`; without HOME
+    /// (a Postfix pipe gives none) the passwd entry's home directory.
+    package static func defaultLibraryPath(environment: [String: String]) -> String {
+        "\(dataHome(environment: environment))/passconduit/library.sqlite"
+    }
+
+    static func dataHome(environment: [String: String]) -> String {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return trimmed(xdg) }
+        if let home = environment["HOME"], home.hasPrefix("/") { return trimmed(home) + "/.local/share" }
+        if let home = passwdHome() { return trimmed(home) + "/.local/share" }
+        // No passwd entry for this uid (an arbitrary container uid): a private folder in /tmp,
+        // created 0700 like any other.
+        return "/tmp/passconduit-\(getuid())"
+    }
+
+    private static func trimmed(_ path: String) -> String {
+        var p = path
+        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+        return p == "/" ? "" : p
+    }
+
+    /// The home directory from the passwd entry of the real user id (getpwuid_r: thread-safe).
+    /// The one passwd lookup of the project: config, library and filter log all fall back to it
+    /// when HOME is unset (a Postfix pipe gives none).
+    package static func passwdHome() -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        let rc = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result)
+        guard rc == 0, result != nil, let dir = entry.pw_dir else { return nil }
+        let home = String(cString: dir)
+        return home.hasPrefix("/") ? home : nil
     }
 
     /// `~` and `~/x` expanded; a relative path is taken relative to `base` (the config file's folder).

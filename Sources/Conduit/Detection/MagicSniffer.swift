@@ -9,19 +9,29 @@ import Glibc
 ///
 /// passconduit's own rules (`Config/passconduit.magic`) are loaded FIRST, then the system
 /// database, both by explicit path: `magic_load(nil)` would honour `$MAGIC`, and a delivery filter
-/// must not change behaviour with its environment. With our rules first, a whole pass in the
-/// window is `application/vnd.apple.pkpass`; a pass cut off by the window is still `application/zip`;
-/// a Word document or a PNG gets its own type and is never decoded further.
+/// must not change behaviour with its environment. With our rules first, a pass whose first zip
+/// member is `pass.json` is `application/vnd.apple.pkpass`, one whose first member is a `.pkpass`
+/// is a bundle, any other zip is still `application/zip`; a Word document or a PNG gets its own
+/// type and is never decoded further.
 ///
-/// The bytes go to libmagic through a private unlinked temporary file (one per sniffer), not
-/// `magic_buffer`: libmagic reads end-relative offsets (the zip's end-of-central-directory
-/// record, which our rules use) only from a regular file; on a plain buffer those rules never
-/// fire. A libmagic cookie is not thread-safe, so calls are serialised with a lock.
+/// The bytes go to libmagic from memory (`magic_buffer`): no temporary file, no copy. libmagic
+/// reads end-relative offsets (our rules' end-of-central-directory checks) only from a regular
+/// file, so on a buffer those rules do not fire; they never decided anything here (the window is
+/// a prefix, and the zip central directory decides afterwards), and they stay for `file(1)` users.
+/// A libmagic cookie is not thread-safe, so calls are serialised with a lock.
 package final class MagicSniffer: @unchecked Sendable {
     /// The database list handed to `magic_load`, for messages and tests.
     package let databases: [String]
     private let cookie: OpaquePointer
     private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var calls = 0
+    /// How many times libmagic was asked (tests: one sniff per candidate part).
+    package var sniffCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return calls
+    }
 
     /// The system magic database (`.mgc` is appended by libmagic).
     package static let systemDatabase = "/usr/share/misc/magic"
@@ -50,61 +60,30 @@ package final class MagicSniffer: @unchecked Sendable {
         }
         self.cookie = cookie
         self.databases = list
-        // getenv, not ProcessInfo.environment (a dictionary of the whole environment, built on first use).
-        scratchFolder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
     }
-
-    /// One private unlinked file reused for every call (truncated each time), made on first use.
-    private var scratch: Int32 = -1
-    /// Where the scratch file is made: $TMPDIR if absolute, else /tmp (read once, at init).
-    private let scratchFolder: String
 
     deinit {
         magic_close(cookie)
-        if scratch >= 0 { close(scratch) }
     }
 
     /// The MIME type libmagic gives `bytes`, e.g. "application/zip"; nil if libmagic fails.
+    package func mimeType(of bytes: ArraySlice<UInt8>) -> String? {
+        bytes.withUnsafeBytes { mimeType(of: $0) }
+    }
+
     package func mimeType(of bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBytes { mimeType(of: $0) }
+    }
+
+    /// The pointer is used only during the call; libmagic keeps nothing of the buffer.
+    package func mimeType(of bytes: UnsafeRawBufferPointer) -> String? {
         lock.lock()
         defer { lock.unlock() }
-        if scratch < 0 { scratch = Self.anonymousFile(in: scratchFolder) }
-        if scratch >= 0 {
-            if ftruncate(scratch, 0) == 0, lseek(scratch, 0, SEEK_SET) == 0, writeAll(scratch, bytes),
-               lseek(scratch, 0, SEEK_SET) == 0 {
-                return magic_descriptor(cookie, scratch).map { String(cString: $0) }
-            }
-            // The file went bad (disk full): drop it; the next call makes a new one.
-            close(scratch)
-            scratch = -1
-        }
-        // No temporary file (read-only /tmp): the buffer call still gives the system types and our
-        // first-member rules. The pointer is used only during the call; libmagic keeps nothing.
-        let result = bytes.withUnsafeBytes { magic_buffer(cookie, $0.baseAddress, $0.count) }
+        calls += 1
+        // magic_buffer wants a non-null pointer even for no bytes.
+        var none: UInt8 = 0
+        let result = bytes.baseAddress.map { magic_buffer(cookie, $0, bytes.count) } ?? magic_buffer(cookie, &none, 0)
         return result.map { String(cString: $0) }
-    }
-
-    /// A file with no name: created 0600 by mkstemp in `dir`, unlinked at once (nothing is left
-    /// behind even if the process dies) and marked close-on-exec. -1 if that is impossible.
-    private static func anonymousFile(in dir: String) -> Int32 {
-        var template = Array((dir + "/passconduit-sniff.XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return -1 }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return fd
-    }
-
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            // offset < count, so the pointer and the length stay inside the array.
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 { offset += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            return false
-        }
-        return true
     }
 
     /// `Config/passconduit.magic` where an installation or the source tree keeps it:

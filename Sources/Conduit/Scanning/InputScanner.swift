@@ -13,10 +13,6 @@ package struct InputScanner: Sendable {
     /// still reported in input order. `workerCount()` by default.
     package var workers: Int
 
-    /// How many bytes are read before deciding what an input is: a From_ line, a zip signature,
-    /// or binary data all show in the first bytes.
-    static let sniffBytes = 4096
-
     /// How many messages (and bytes of mbox messages) are read ahead for the workers at most:
     /// memory stays bounded by this plus one message per worker.
     static let batchMessages = 64
@@ -113,7 +109,8 @@ package struct InputScanner: Sendable {
     func scanDescriptor(_ fd: Int32, input: String, emit: (ScanEvent) -> Void) {
         var prefix: [UInt8]
         do {
-            prefix = try Self.readUpTo(fd, count: Self.sniffBytes)
+            // What an input is (a From_ line, a zip signature, binary data) shows in its first bytes.
+            prefix = try Self.readUpTo(fd, count: max(scanner.limits.sniffBytes, Limits.minimumSniffBytes))
         } catch {
             emit(.problem(InputProblem(input: input, message: Self.reason(error.code, verb: "cannot be read"), status: .ioError)))
             return
@@ -126,8 +123,10 @@ package struct InputScanner: Sendable {
         // start with blank lines; neither belongs to the message, and left in place they turn
         // its whole header into body text, hiding its attachments.
         let noise = Self.leadingNoise(prefix)
+        var skipped = 0
         if noise > 0, noise < prefix.count, Self.startsLikeMail(Array(prefix[noise...])) {
             prefix.removeFirst(noise)
+            skipped = noise
         }
         // A zip is a pass or a bundle, or nothing we read. A file the user named *.pkpass is
         // opened as a pass whatever it holds, so its verdict says what is wrong with it.
@@ -140,13 +139,24 @@ package struct InputScanner: Sendable {
             emit(.problem(InputProblem(input: input, message: "is binary data, neither a mail message nor a Wallet pass", status: .dataError)))
             return
         }
+        // A named regular file is mapped (its first bytes are at offset 0: it was opened here);
+        // stdin, pipes and files past the mapping cap are streamed.
+        let mappable = input != "-"
         switch MailboxFormat.detect(prefix: prefix[...]) {
         case .mbox:
-            var reader = MboxReader(fileDescriptor: fd, prefix: prefix, limits: scanner.limits.mime)
-            read(&reader, input: input, emit: emit)
+            if mappable, var reader = MboxReader(mappedFile: fd, skip: skipped, limits: scanner.limits.mime, name: input) {
+                read(&reader, input: input, emit: emit)
+            } else {
+                var reader = MboxReader(fileDescriptor: fd, prefix: prefix, limits: scanner.limits.mime, name: input)
+                read(&reader, input: input, emit: emit)
+            }
         case .message, .maildir:
-            var reader = SingleMessageReader(fileDescriptor: fd, prefix: prefix, limits: scanner.limits.mime)
-            read(&reader, input: input, emit: emit)
+            if mappable, var reader = SingleMessageReader(mappedFile: fd, skip: skipped, limits: scanner.limits.mime, name: input) {
+                read(&reader, input: input, emit: emit)
+            } else {
+                var reader = SingleMessageReader(fileDescriptor: fd, prefix: prefix, limits: scanner.limits.mime, name: input)
+                read(&reader, input: input, emit: emit)
+            }
         }
     }
 

@@ -11,13 +11,15 @@ import WalletPass
 /// bytes, does not call it something else; the zip central directory then decides.
 package struct PassScanner: Sendable {
     package let opener: PassOpener
-    package let library: PassLibrary?
+    package let library: (any PassLibraryBackend)?
     package let limits: Limits
     package let sniffer: MagicSniffer?
     /// When passes were received, for the library's `PassSource` (injectable for tests).
     package var now: @Sendable () -> Date = { Date() }
+    /// Counts the body decoding done (tests: each candidate part decoded once).
+    package var decodeCounter: DecodeCounter?
 
-    package init(opener: PassOpener, library: PassLibrary?, limits: Limits = .default, sniffer: MagicSniffer?) {
+    package init(opener: PassOpener, library: (any PassLibraryBackend)?, limits: Limits = .default, sniffer: MagicSniffer?) {
         self.opener = opener
         self.library = library
         self.limits = limits
@@ -33,7 +35,12 @@ package struct PassScanner: Sendable {
     /// As `scanMessage(_:source:)`, and says through `unsearched` when a limit kept part of the
     /// message from being searched (a pass could hide there), in words that finish "message N …".
     package func scanMessage(_ bytes: [UInt8], source: PassSourceInfo, unsearched: (String) -> Void) -> [FoundPass] {
-        let message = MIMEParser.parse(bytes, limits: limits.mime)
+        scanMessage(MIMEParser.parse(bytes, limits: limits.mime), source: source, unsearched: unsearched)
+    }
+
+    /// As `scanMessage(_:source:unsearched:)` on a message already parsed (with `limits.mime`):
+    /// the delivery filter parses once for its cheap pre-check and hands the result on.
+    package func scanMessage(_ message: MIMEMessage, source: PassSourceInfo, unsearched: (String) -> Void = { _ in }) -> [FoundPass] {
         if message.defects.contains(where: { $0.code == .nestingTooDeep }) {
             unsearched("is nested more than \(limits.mime.maxDepth) levels deep; the parts below that were not searched for passes")
         }
@@ -53,7 +60,10 @@ package struct PassScanner: Sendable {
                 where_.part = part.path.isEmpty ? "1" : part.path
                 where_.filename = part.filename ?? Self.names(of: part).first
                 where_.contentType = part.contentType.mimeType
-                found += scanWrapped(message.decodedBody(of: part), source: where_, depth: 1) { problem in
+                var decoder = message.bodyDecoder(of: part)
+                let body = decoder.finish()
+                decodeCounter?.count(decoder)
+                found += scanWrapped(body, source: where_, depth: 1) { problem in
                     unsearched("part \(where_.part ?? "1") (\(where_.filename ?? "winmail.dat")) \(problem)")
                 }
                 continue
@@ -64,8 +74,7 @@ package struct PassScanner: Sendable {
             where_.filename = part.filename ?? candidate.names.first
             where_.contentType = part.contentType.mimeType
             where_.detectedBy = candidate.reasons
-            let body = candidate.body ?? message.decodedBody(of: part)
-            found += scanPassBytes(body, kind: candidate.kind, source: where_)
+            found += scanPassBytes(candidate.body, kind: candidate.kind, source: where_)
         }
         return found
     }
@@ -112,9 +121,10 @@ package struct PassScanner: Sendable {
     func scanWrapped(_ bytes: [UInt8], source: PassSourceInfo, depth: Int, problem: (String) -> Void) -> [FoundPass] {
         guard TNEFReader.starts(bytes[...]) else {
             let named = source.member.flatMap { Detection.kindForName($0) }
-            guard let kind = contentKind(bytes) ?? named else { return [] }
+            let byContent = contentKind(bytes)
+            guard let kind = byContent ?? named else { return [] }
             var where_ = source
-            where_.detectedBy = (named != nil ? [.fileExtension] : []) + (contentKind(bytes) != nil ? [.magic] : [])
+            where_.detectedBy = (named != nil ? [.fileExtension] : []) + (byContent != nil ? [.magic] : [])
             return scanPassBytes(bytes, kind: kind, source: where_)
         }
         guard depth <= limits.maxWrapperDepth else {
@@ -139,8 +149,8 @@ package struct PassScanner: Sendable {
     package func contentKind(_ bytes: [UInt8]) -> CandidateKind? {
         guard ZipSignature.starts(bytes[...]) else { return nil }
         if let sniffer {
-            let window = bytes.count > limits.sniffBytes ? Array(bytes.prefix(limits.sniffBytes)) : bytes
-            guard Detection.magicSuggestsZip(sniffer.mimeType(of: window)) else { return nil }
+            // A slice of the bytes, not a copy; libmagic reads it in place.
+            guard Detection.magicSuggestsZip(sniffer.mimeType(of: bytes.prefix(limits.sniffBytes))) else { return nil }
         }
         guard let names = ZipProbe.entryNames(bytes, maxEntries: limits.pass.maxEntries) else { return nil }
         return Detection.kind(fromEntryNames: names)
@@ -151,8 +161,8 @@ package struct PassScanner: Sendable {
         var reasons: [DetectionReason]
         var kind: CandidateKind
         var names: [String]
-        /// The decoded body when content sniffing already decoded it.
-        var body: [UInt8]?
+        /// The decoded body (decoded once: the sniffed prefix is not decoded again).
+        var body: [UInt8]
     }
 
     func candidate(_ part: MIMEPart, in message: MIMEMessage) -> Candidate? {
@@ -160,12 +170,13 @@ package struct PassScanner: Sendable {
         let labels = Detection.labels(mimeType: part.contentType.mimeType, names: names)
         var reasons = labels.reasons
         var kind = labels.kind
+        // One decoder per part: the sniffed prefix and the whole body share its work.
+        var decoder = message.bodyDecoder(of: part)
         var body: [UInt8]?
         if Self.startsLikeZip(part, in: message) {
-            let prefix = message.decodedPrefix(of: part, maxBytes: limits.sniffBytes)
-            let magicType = sniffer?.mimeType(of: prefix)
-            if ZipSignature.starts(prefix[...]), sniffer == nil || Detection.magicSuggestsZip(magicType) {
-                let decoded = message.decodedBody(of: part)
+            let prefix = decoder.prefix(limits.sniffBytes)
+            if ZipSignature.starts(prefix), sniffer.map({ Detection.magicSuggestsZip($0.mimeType(of: prefix)) }) ?? true {
+                let decoded = decoder.finish()
                 body = decoded
                 if let entries = ZipProbe.entryNames(decoded, maxEntries: limits.pass.maxEntries),
                    let byContent = Detection.kind(fromEntryNames: entries) {
@@ -174,8 +185,9 @@ package struct PassScanner: Sendable {
                 }
             }
         }
+        defer { decodeCounter?.count(decoder) }
         guard !reasons.isEmpty, let kind else { return nil }
-        return Candidate(reasons: reasons, kind: kind, names: names, body: body)
+        return Candidate(reasons: reasons, kind: kind, names: names, body: body ?? decoder.finish())
     }
 
     /// The cheap look at the still-encoded body; nothing is decoded for parts that fail it.
@@ -213,13 +225,14 @@ package struct PassScanner: Sendable {
 
     /// What `library` knows about `record`, or why it could not say (never swallowed: a busy
     /// library must not make a pass look new).
-    package static func state(of record: PassRecord, in library: PassLibrary) -> (LibraryState?, LibraryError?) {
+    /// Synchronous, as the scan is: the library call runs as a task the scanning thread waits for.
+    package static func state(of record: PassRecord, in library: any PassLibraryBackend) -> (LibraryState?, LibraryError?) {
         do {
-            return (try library.contains(record), nil)
+            return (try Blocking.run { try await library.contains(record) }, nil)
         } catch let error as LibraryError {
             return (nil, error)
         } catch {
-            return (nil, LibraryError(.io, "contains: \(error)", path: library.path))
+            return (nil, LibraryError(.io, "contains: \(error)", path: library.location))
         }
     }
 }

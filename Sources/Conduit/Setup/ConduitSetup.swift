@@ -60,9 +60,9 @@ package struct ConduitSetup: Sendable {
         PassOpener(trust: try trustStore(), limits: limits.pass, preferredLanguages: preferredLanguages)
     }
 
-    /// `--library`, else the config's `[library] path`, else `PassLibrary.defaultPath`.
+    /// `--library`, else the config's `[library] path`, else `ConfigLocation.defaultLibraryPath`.
     package var libraryPath: String {
-        libraryOverride ?? config.libraryPath ?? PassLibrary.defaultPath(environment: environment)
+        libraryOverride ?? config.libraryPath ?? ConfigLocation.defaultLibraryPath(environment: environment)
     }
 
     /// libmagic with our rules; nil (the central directory still decides) if it cannot start.
@@ -70,7 +70,7 @@ package struct ConduitSetup: Sendable {
         try? MagicSniffer(rulesFile: MagicSniffer.shippedRulesFile(environment: environment))
     }
 
-    package func scanner(library: PassLibrary?) throws -> PassScanner {
+    package func scanner(library: (any PassLibraryBackend)?) throws -> PassScanner {
         PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer())
     }
 }

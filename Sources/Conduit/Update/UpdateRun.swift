@@ -26,13 +26,13 @@ package struct UpdateRequest: Sendable {
 /// the field changes). The library is written twice per run: accepted updates one by one (each
 /// its own transaction, re-checked inside it), and every check's result in one batch.
 package final class UpdateRun: Sendable {
-    let library: PassLibrary
+    let library: any PassLibraryBackend
     let opener: PassOpener
     let client: WebServiceClient
     let schedule: UpdateSchedule
     let now: @Sendable () -> Date
 
-    package init(library: PassLibrary, opener: PassOpener, client: WebServiceClient,
+    package init(library: any PassLibraryBackend, opener: PassOpener, client: WebServiceClient,
                  schedule: UpdateSchedule = UpdateSchedule(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.library = library
         self.opener = opener
@@ -54,8 +54,8 @@ package final class UpdateRun: Sendable {
     package func run(_ request: UpdateRequest, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> [UpdateOutcome] {
         let started = now()
         let deadline = started.addingTimeInterval(request.timeLimit)
-        let passes = try library.passes()
-        var states = try library.webServiceStates()
+        let passes = try await library.passes()
+        var states = try await library.webServiceStates()
         let named = request.ids.map(Set.init)
 
         var leading: [UpdateOutcome] = []
@@ -68,7 +68,7 @@ package final class UpdateRun: Sendable {
             if state.sha256 != pass.sha256 || states[pass.id] == nil {
                 // A version this client has not read yet (added, or replaced by mail): its
                 // web-service keys come from its pass.json; old validators do not apply to it.
-                let info = (try? library.export(pass.id)).flatMap(opener.webService(of:))
+                let info = (try? await library.export(pass.id)).flatMap(opener.webService(of:))
                 state = WebServiceState(id: pass.id, sha256: pass.sha256, webServiceURL: info?.webServiceURL,
                                         authenticationToken: info?.authenticationToken,
                                         checkedAt: states[pass.id]?.checkedAt, outcome: states[pass.id]?.outcome,
@@ -123,22 +123,22 @@ package final class UpdateRun: Sendable {
             }
             candidates.append(Candidate(pass: pass, state: state, service: service, token: token))
         }
-        try library.saveWebServiceStates(refreshed)
+        try await library.saveWebServiceStates(refreshed)
 
         // Passes the user removed: tell their issuers (only on a full run; never for a pass
         // still in the library).
         var trailing: [UpdateOutcome] = []
-        let registrations = try library.registrations()
+        let registrations = try await library.registrations()
         let present = Set(passes.map(\.id))
         var device: String?
-        if !registrations.isEmpty || request.register { device = try library.deviceLibraryIdentifier() }
+        if !registrations.isEmpty || request.register { device = try await library.deviceLibraryIdentifier() }
         if request.ids == nil, let device {
             for registration in registrations where !present.contains(registration.id) {
                 var outcome = UpdateOutcome(id: registration.id, kind: .skipped)
                 let result = await unregister(registration, device: device, deadline: deadline)
                 switch result {
                 case .success(let http):
-                    try library.deleteRegistration(registration.id)
+                    try await library.deleteRegistration(registration.id)
                     outcome.http = http
                     outcome.unregistered = true
                 case .failure(let failure):
@@ -161,7 +161,7 @@ package final class UpdateRun: Sendable {
                 do {
                     _ = try await client.register(c.service, device: device, passTypeIdentifier: c.pass.id.passTypeIdentifier,
                                                   serialNumber: c.pass.id.serialNumber, token: c.token, deadline: deadline)
-                    try library.saveRegistration(WebServiceRegistration(id: c.pass.id, webServiceURL: c.service.description,
+                    try await library.saveRegistration(WebServiceRegistration(id: c.pass.id, webServiceURL: c.service.description,
                                                                         authenticationToken: c.token, registeredAt: now()))
                     registered.insert(c.pass.id)
                     registeredNow[c.pass.id] = true
@@ -181,7 +181,7 @@ package final class UpdateRun: Sendable {
             }
             for (key, indices) in groups.sorted(by: { $0.key < $1.key }) {
                 guard let (service, type) = groupKey[key] else { continue }
-                let tag = try library.updateTag(webServiceURL: service.description, passTypeIdentifier: type)
+                let tag = try await library.updateTag(webServiceURL: service.description, passTypeIdentifier: type)
                 switch await updatedSerials(service, device: device, type: type, tag: tag, deadline: deadline) {
                 case .success(.changed(let serials, let lastUpdated)):
                     let listed = Set(serials)
@@ -226,8 +226,8 @@ package final class UpdateRun: Sendable {
             outcomes.append(o)
             checked.append(state)
         }
-        try library.saveWebServiceStates(checked)
-        for t in newTags { try library.setUpdateTag(t.tag, webServiceURL: t.url, passTypeIdentifier: t.type) }
+        try await library.saveWebServiceStates(checked)
+        for t in newTags { try await library.setUpdateTag(t.tag, webServiceURL: t.url, passTypeIdentifier: t.type) }
         return outcomes + trailing
     }
 
@@ -333,7 +333,7 @@ package final class UpdateRun: Sendable {
                 }
                 record.source = c.pass.source
                 do {
-                    let changes = try library.replaceIfChanged(with: record, allowUntrusted: request.allowUntrusted)
+                    let changes = try await library.replaceIfChanged(with: record, allowUntrusted: request.allowUntrusted)
                     let info = opener.webService(of: bytes)
                     state = WebServiceState(id: id, sha256: verdict.sha256, webServiceURL: info?.webServiceURL ?? c.state.webServiceURL,
                                             authenticationToken: info?.authenticationToken ?? c.token,

@@ -30,27 +30,33 @@ package struct FilterLibraryEffects: Sendable {
 
     /// Applies the policy to one found pass and says what happened. `state` is the library's
     /// view before this message (nil when there is no library).
-    package func apply(status: String, state: LibraryState?, record: PassRecord?, library: PassLibrary?) -> FilterAction {
+    /// Synchronous, as the scan is: the library work runs as a task the scanning thread waits for.
+    package func apply(status: String, state: LibraryState?, record: PassRecord?, library: (any PassLibraryBackend)?) -> FilterAction {
         guard status == "valid", let record, let library, let state else { return .none }
+        let policy = self
         do {
-            switch state {
-            case .new:
-                guard stageOffers else { return .none }
-                try library.stageOffer(record)
-                return .offered
-            case .update:
-                if applyUpdates, let stored = try library.pass(record.id), stored.teamIdentifier == record.teamIdentifier {
-                    try library.replace(with: record)
-                    return .updated
-                }
-                guard stageOffers else { return .none }
-                try library.stageOffer(record)
-                return .offered
-            case .contained, .stale:
-                return .none
-            }
+            return try Blocking.run { try await policy.apply(state: state, record: record, library: library) }
         } catch {
             return .failed
+        }
+    }
+
+    func apply(state: LibraryState, record: PassRecord, library: any PassLibraryBackend) async throws -> FilterAction {
+        switch state {
+        case .new:
+            guard stageOffers else { return .none }
+            _ = try await library.stageOffer(record)
+            return .offered
+        case .update:
+            if applyUpdates, let stored = try await library.pass(record.id), stored.teamIdentifier == record.teamIdentifier {
+                try await library.replace(with: record)
+                return .updated
+            }
+            guard stageOffers else { return .none }
+            _ = try await library.stageOffer(record)
+            return .offered
+        case .contained, .stale:
+            return .none
         }
     }
 }

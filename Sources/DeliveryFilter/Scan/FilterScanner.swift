@@ -15,10 +15,13 @@ import WalletPass
 package struct FilterScanner: FilterPassScanning {
     let options: FilterOptions
     let environment: [String: String]
+    /// Opens the library (the executable's composition root decides which backend).
+    let openLibrary: LibraryOpener
 
-    package init(options: FilterOptions, environment: [String: String]) {
+    package init(options: FilterOptions, environment: [String: String], openLibrary: @escaping LibraryOpener) {
         self.options = options
         self.environment = environment
+        self.openLibrary = openLibrary
     }
 
     /// The same settings every command uses (ConduitSetup): shipped anchors + config + `--trust`,
@@ -30,15 +33,17 @@ package struct FilterScanner: FilterPassScanning {
 
     package func scan(message bytes: [UInt8]) throws -> [FilterPassReport] {
         let limits = options.config.limits
-        guard Self.mayCarryPass(MIMEParser.parse(bytes, limits: limits.mime)) else { return [] }
+        // Parsed once: the pre-check and the scan share it.
+        let message = MIMEParser.parse(bytes, limits: limits.mime)
+        guard Self.mayCarryPass(message) else { return [] }
         let setup = self.setup
         // A library that cannot be opened is an error: the message then passes unscanned (or 75
         // with --fail-closed, and the host retries) instead of silently losing its offer.
-        let library = try PassLibrary(path: setup.libraryPath,
-                                      options: FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
+        let library = try openLibrary(setup.libraryPath,
+                                      FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
-        let found = scanner.scanMessage(bytes, source: PassSourceInfo(input: "-", message: 1))
+        let found = scanner.scanMessage(message, source: PassSourceInfo(input: "-", message: 1))
         // A library that cannot say what it holds (busy past every retry, damaged) is the same
         // failure as one that cannot be opened: the scan fails, so the message passes unchanged
         // and the log says why (or 75 with --fail-closed, and the host retries) — never an offer
@@ -72,7 +77,7 @@ package struct FilterScanner: FilterPassScanning {
 
 /// "Scan these message bytes, do the library work, say what was found": the one thing the
 /// delivery filter needs from the rest of Conduit. `FilterScanner` is the real one (PassScanner +
-/// PassLibrary); tests may bring their own to exercise spooling, headers and deadlines.
+/// the library backend); tests may bring their own to exercise spooling, headers and deadlines.
 package protocol FilterPassScanning {
     func scan(message: [UInt8]) throws -> [FilterPassReport]
 }

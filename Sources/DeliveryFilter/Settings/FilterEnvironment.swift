@@ -1,4 +1,4 @@
-import PassStore
+import Conduit
 
 /// The environment a delivery filter can rely on: often none. Postfix pipe(8) exports only TZ,
 /// MAIL_CONFIG and LANG and runs in the queue directory; Dovecot gives HOME but no XDG variables.
@@ -19,7 +19,7 @@ package enum FilterEnvironment {
 
     /// The home directory from the passwd database (the library's lookup, so the filter, the
     /// config and the library always agree on whose home it is).
-    package static func passwdHome() -> String? { LibraryLocation.passwdHome() }
+    package static func passwdHome() -> String? { ConfigLocation.passwdHome() }
 
     /// `$XDG_STATE_HOME/passconduit`, else `$HOME/.local/state/passconduit`.
     package static func stateDirectory(_ env: [String: String]) -> String? {

@@ -4,61 +4,110 @@ import Glibc
 import Darwin
 #endif
 
-/// A growable window over a file descriptor: bytes `start..<end` of `storage` are read but not yet
-/// consumed. Reads happen in large chunks; consumed bytes are dropped by moving the rest down, so
-/// memory is bounded by the largest span a caller keeps plus one chunk.
-struct ChunkedInput {
+/// A window over an input: bytes `start..<end` of `storage` are available but not yet consumed.
+///
+/// A regular file (up to `mappingCap`) is mapped read-only with `mmap` and read front to back
+/// (`MADV_SEQUENTIAL`): every byte is available at once, nothing is copied in, and the pages the
+/// reader has left behind are given back (`MADV_DONTNEED`) so resident memory stays bounded
+/// however large the file. Anything else (a pipe, stdin, a larger file) is read in large chunks
+/// into a buffer of our own; consumed bytes are dropped by moving the rest down, so memory is
+/// bounded by the largest span a caller keeps plus one chunk.
+///
+/// `storage` is valid until the next `fill()` (which may move the buffer) and while this object
+/// lives; callers index it only between `start` and `end`.
+final class ChunkedInput {
     /// Default read size: large enough that read() costs nothing next to parsing.
     static let defaultChunkSize = 4 << 20
+    /// Regular files up to this size are mapped; larger ones are streamed, so the address space a
+    /// scan takes stays bounded too.
+    static let mappingCap = 1 << 30
+    /// Mapped pages more than this far behind `start` are given back. Messages handed out are
+    /// copies, so nothing still refers to them; the distance only saves re-reading a page.
+    static let releaseDistance = 8 << 20
+    static let pageSize = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+
     let chunkSize: Int
     let fd: Int32
     let name: String
-    var storage: [UInt8]
+    /// Streamed input: our buffer (malloc'd, grown with realloc: never zeroed).
+    private var buffer: UnsafeMutablePointer<UInt8>?
+    private var capacity = 0
+    /// Mapped input: the whole file.
+    private var mapping: UnsafeMutableRawPointer?
+    private var mappedLength = 0
+    /// Mapped input: bytes before this offset were given back.
+    private var released = 0
     var start = 0
     var end = 0
     private(set) var eof = false
 
+    /// Streams from `fd`; `prefix` holds the bytes already read from it.
     init(fd: Int32, name: String, prefix: [UInt8], chunkSize: Int = ChunkedInput.defaultChunkSize) {
         self.chunkSize = max(1, chunkSize)
         self.fd = fd
         self.name = name
-        storage = prefix
+        reserve(max(prefix.count, 1))
+        if let buffer, !prefix.isEmpty {
+            // The buffer holds at least prefix.count bytes.
+            prefix.withUnsafeBufferPointer { _ = memcpy(buffer, $0.baseAddress!, $0.count) }
+        }
         end = prefix.count
+    }
+
+    /// Maps the regular file open at `fd`, starting at byte `skip`; nil when it is not a regular
+    /// file, is larger than `mappingCap`, is empty, or cannot be mapped (then stream it).
+    init?(mapping fd: Int32, name: String, skip: Int) {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
+              info.st_size <= off_t(Self.mappingCap) else { return nil }
+        let length = Int(info.st_size)
+        guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else { return nil }
+        _ = madvise(address, length, MADV_SEQUENTIAL)
+        self.chunkSize = Self.defaultChunkSize
+        self.fd = fd
+        self.name = name
+        mapping = address
+        mappedLength = length
+        start = min(max(skip, 0), length)
+        end = length
+        eof = true
+    }
+
+    deinit {
+        if let mapping { munmap(mapping, mappedLength) }
+        free(buffer)
+    }
+
+    /// Whether the input is a mapped file (tests).
+    var isMapped: Bool { mapping != nil }
+
+    /// The bytes `0..<end` (indexes are absolute; only `start..<end` is meaningful).
+    var storage: UnsafeBufferPointer<UInt8> {
+        if let mapping {
+            return UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: UInt8.self), count: end)
+        }
+        return UnsafeBufferPointer(start: buffer, count: end)
     }
 
     var count: Int { end - start }
 
     /// Reads at least one more chunk (or reaches EOF). Returns the number of bytes added.
     @discardableResult
-    mutating func fill() throws -> Int {
+    func fill() throws -> Int {
         if eof { return 0 }
-        if start > 0 && (start >= storage.count / 2 || storage.count - end < chunkSize) {
-            // Drop consumed bytes: move start..<end to the front.
-            storage.withUnsafeMutableBufferPointer { b in
-                // start..<end lies inside the buffer; memmove handles the overlap.
-                _ = memmove(b.baseAddress!, b.baseAddress! + start, end - start)
-            }
+        if start > 0 && (start >= capacity / 2 || capacity - end < chunkSize), let buffer {
+            // Drop consumed bytes: move start..<end to the front (memmove handles the overlap).
+            _ = memmove(buffer, buffer + start, end - start)
             end -= start
             start = 0
         }
-        if storage.count - end < chunkSize {
+        if capacity - end < chunkSize {
             // Grow geometrically (a 2 MB folded header must not cost quadratic copying).
-            var grown = [UInt8](repeating: 0, count: max(storage.count * 2, end + chunkSize))
-            if end > 0 {  // an empty array may have no base address
-                grown.withUnsafeMutableBufferPointer { g in
-                    storage.withUnsafeBufferPointer { old in
-                        // 0..<end lies inside both buffers (grown.count > end).
-                        _ = memcpy(g.baseAddress!, old.baseAddress!, end)
-                    }
-                }
-            }
-            storage = grown
+            reserve(max(capacity * 2, end + chunkSize))
         }
         while true {
-            let n = storage.withUnsafeMutableBufferPointer { b -> Int in
-                // end + chunkSize <= b.count was ensured above.
-                read(fd, b.baseAddress! + end, chunkSize)
-            }
+            // end + chunkSize <= capacity was ensured above, and the buffer exists (reserve).
+            let n = read(fd, buffer! + end, chunkSize)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw MailboxError.errno(.readFailed, path: name, errno)
@@ -70,8 +119,27 @@ struct ChunkedInput {
     }
 
     /// Drops everything before `index`.
-    mutating func consume(upTo index: Int) {
+    func consume(upTo index: Int) {
         start = min(max(start, index), end)
+        if let mapping {
+            // Give back whole pages far enough behind: they are never read again.
+            let upTo = (start - Self.releaseDistance) / Self.pageSize * Self.pageSize
+            if upTo - released >= Self.releaseDistance {
+                // released..<upTo is page-aligned and inside the mapping (upTo < start <= length).
+                _ = madvise(mapping + released, upTo - released, MADV_DONTNEED)
+                released = upTo
+            }
+            return
+        }
         if start == end { start = 0; end = 0 }
+    }
+
+    private func reserve(_ wanted: Int) {
+        guard wanted > capacity else { return }
+        // realloc keeps 0..<end; a failure here is out of memory, which Swift's own arrays treat
+        // the same way.
+        guard let grown = realloc(buffer, wanted) else { fatalError("out of memory reading \(name)") }
+        buffer = grown.assumingMemoryBound(to: UInt8.self)
+        capacity = wanted
     }
 }

@@ -4,8 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Splits an mbox stream into messages, reading in large chunks and holding at most one message
-/// (plus a chunk) in memory.
+/// Splits an mbox into messages: a regular file mapped (`init(mappedFile:)`), pages given back
+/// behind the reader, or a stream read in large chunks; either way at most one message (plus a
+/// chunk) is held in memory.
 ///
 /// A line starting `From ` separates messages when the line after it is a header field: mboxo/mboxcl
 /// writers leave body lines like "From Russia with love" unquoted, and no real message continues such
@@ -14,7 +15,7 @@ import Darwin
 /// separators. mboxrd quoting is undone (`>From ` -> `From `, `>>From ` -> `>From `). A message over
 /// `MIMELimits.maxMessageBytes` is skipped with `oversize = true` and its true size.
 package struct MboxReader: MessageReader {
-    private var input: ChunkedInput
+    private let input: ChunkedInput
     private let limits: MIMELimits
     private var index = 0
     private var atStart = true
@@ -26,6 +27,18 @@ package struct MboxReader: MessageReader {
         input = ChunkedInput(fd: fileDescriptor, name: name ?? "fd \(fileDescriptor)", prefix: prefix, chunkSize: chunkSize)
         self.limits = limits
     }
+
+    /// Reads the regular file open at `fileDescriptor` through a read-only mapping, from byte
+    /// `skip` on (noise before the first message); nil when it cannot be mapped (not a regular
+    /// file, empty, larger than the mapping cap): then stream it with the other initializer.
+    package init?(mappedFile fileDescriptor: Int32, skip: Int = 0, limits: MIMELimits = .default, name: String? = nil) {
+        guard let mapped = ChunkedInput(mapping: fileDescriptor, name: name ?? "fd \(fileDescriptor)", skip: skip) else { return nil }
+        input = mapped
+        self.limits = limits
+    }
+
+    /// Whether the input is read through a mapping (tests).
+    package var isMapped: Bool { input.isMapped }
 
     package mutating func next() throws -> MailboxMessage? {
         // Skip a BOM at the start and blank lines between messages.
@@ -68,7 +81,11 @@ package struct MboxReader: MessageReader {
                 return takeMessage(bodyRel: bodyRel, endRel: input.count)
             case .needMore(let resumeRel):
                 resume = resumeRel
-                if input.count - bodyRel > limits.maxMessageBytes {
+                // The message is at least resume - bodyRel long (no separator starts before
+                // resume); + 2: the separator's blank line (CR LF at most) is not the message's.
+                // What is buffered past resume (a From_ line waiting for the line after it) may
+                // not grow without bound either.
+                if resume - bodyRel > limits.maxMessageBytes + 2 || input.count - bodyRel > limits.maxMessageBytes + (1 << 20) {
                     return try skipOversize(bodyRel: bodyRel, resumeRel: resume)
                 }
                 try input.fill()
@@ -84,7 +101,7 @@ package struct MboxReader: MessageReader {
         let needle: [UInt8] = Array("\nFrom ".utf8)
         while true {
             let base = input.start
-            let hit: Int? = input.storage.withUnsafeBufferPointer { b -> Int? in
+            let hit: Int? = { (b: UnsafeBufferPointer<UInt8>) -> Int? in
                 // Find each "\nF", then check the rest of "From ".
                 var q = base + rel
                 while let nl = ByteScan.findNewline(followedBy: 0x46, b, from: q, end: input.end) {
@@ -96,7 +113,7 @@ package struct MboxReader: MessageReader {
                     q = nl + 1
                 }
                 return nil
-            }
+            }(input.storage)
             guard let h = hit else {
                 if input.eof { return .end }
                 return .needMore(max(messageRel, input.count - needle.count))
@@ -161,7 +178,7 @@ package struct MboxReader: MessageReader {
     /// If the message's Content-Length is consistent and reaches past `separatorRel`, the end it gives.
     private mutating func contentLengthEnd(messageRel: Int, separatorRel: Int) throws -> Int? {
         let headerSpan = min(separatorRel, messageRel + limits.maxHeaderBytes)
-        let info: (length: Int, bodyStart: Int)? = input.storage.withUnsafeBufferPointer { b in
+        let info: (length: Int, bodyStart: Int)? = { (b: UnsafeBufferPointer<UInt8>) -> (length: Int, bodyStart: Int)? in
             let p = UnsafeBufferPointer(rebasing: b[input.start..<(input.start + headerSpan)])
             let block = HeaderBlock.parse(p, start: messageRel, end: headerSpan, maxBytes: limits.maxHeaderBytes, skipFromLine: false) { _ in false }
             for f in block.fields where f.nameEnd - f.start == 14 {
@@ -179,7 +196,7 @@ package struct MboxReader: MessageReader {
                 return digits > 0 ? (n, block.bodyStart) : nil
             }
             return nil
-        }
+        }(input.storage)
         guard let info else { return nil }
         let target = info.bodyStart + info.length
         guard target > separatorRel, target - messageRel <= limits.maxMessageBytes else { return nil }
@@ -208,33 +225,49 @@ package struct MboxReader: MessageReader {
         }
         let count = endRel - bodyRel
         let oversize = count > limits.maxMessageBytes
-        let bytes = oversize ? [] : MboxReader.unquote(input.storage[(s + bodyRel)..<(s + endRel)])
+        let bytes = oversize ? [] : MboxReader.unquote(UnsafeBufferPointer(rebasing: input.storage[(s + bodyRel)..<(s + endRel)]))
         input.consume(upTo: s + endRel)
         return MailboxMessage(index: index, bytes: bytes, path: nil, byteCount: count, oversize: oversize)
     }
 
     /// Skips an oversize message without holding it: counts bytes up to the next separator.
+    /// Its size is counted as `takeMessage` counts one (the separator's blank line is not the
+    /// message's), so a mapped file and the same bytes streamed report the same sizes.
     private mutating func skipOversize(bodyRel: Int, resumeRel: Int) throws -> MailboxMessage {
         var counted = 0
         var resume = resumeRel
         var bodyRel = bodyRel
+        // The last bytes consumed (newest last): the blank line may lie before the buffer's start.
+        var history: [UInt8] = []
+        func byte(_ rel: Int) -> UInt8? {
+            if rel >= 0 { return rel < input.count ? input.storage[input.start + rel] : nil }
+            let k = history.count + rel
+            return k >= 0 ? history[k] : nil
+        }
+        func finish(_ endRel: Int) -> MailboxMessage {
+            var size = counted + endRel
+            if byte(endRel - 1) == 0x0A {
+                if byte(endRel - 2) == 0x0A { size -= 1 }
+                else if byte(endRel - 2) == 0x0D, byte(endRel - 3) == 0x0A, byte(endRel - 4) == 0x0D { size -= 2 }
+            }
+            input.consume(upTo: input.start + endRel)
+            return MailboxMessage(index: index, bytes: [], path: nil, byteCount: size, oversize: true)
+        }
         while true {
             // Drop what can no longer hold a separator start.
             let keepFrom = max(bodyRel, min(resume, input.count))
             counted += keepFrom - bodyRel
+            for rel in max(bodyRel, keepFrom - 4)..<keepFrom { history.append(input.storage[input.start + rel]) }
+            if history.count > 4 { history.removeFirst(history.count - 4) }
             input.consume(upTo: input.start + keepFrom)
             bodyRel = 0
             resume = 0
             try input.fill()
             switch findSeparator(fromRel: 0, messageRel: 0) {
             case .found(let sepRel):
-                counted += sepRel
-                input.consume(upTo: input.start + sepRel)
-                return MailboxMessage(index: index, bytes: [], path: nil, byteCount: counted, oversize: true)
+                return finish(sepRel)
             case .end:
-                counted += input.count
-                input.consume(upTo: input.end)
-                return MailboxMessage(index: index, bytes: [], path: nil, byteCount: counted, oversize: true)
+                return finish(input.count)
             case .needMore(let r):
                 resume = r
             }
@@ -242,8 +275,8 @@ package struct MboxReader: MessageReader {
     }
 
     /// mboxrd: a line of one or more '>' followed by "From " loses one '>'.
-    static func unquote(_ raw: ArraySlice<UInt8>) -> [UInt8] {
-        raw.withUnsafeBufferPointer { p -> [UInt8] in
+    static func unquote(_ p: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        do {
             var out = [UInt8]()
             var copied = 0
             var q = 0
@@ -278,9 +311,7 @@ package struct MboxReader: MessageReader {
     }
 
     private func find(_ byte: UInt8, fromRel: Int) -> Int? {
-        input.storage.withUnsafeBufferPointer { b in
-            ByteScan.find(byte, b, from: input.start + fromRel, end: input.end).map { $0 - input.start }
-        }
+        ByteScan.find(byte, input.storage, from: input.start + fromRel, end: input.end).map { $0 - input.start }
     }
 
     private func startsWith(_ literal: StaticString, atRel rel: Int) -> Bool {

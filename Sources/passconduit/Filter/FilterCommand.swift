@@ -4,6 +4,7 @@ import Glibc
 import Conduit
 import DeliveryFilter
 import Foundation
+import LibraryRoot
 
 /// `passconduit filter` as a process: stdin -> stdout, exit 0 with the complete message or exit 75
 /// with nothing — for every argument, configuration, input, scanner failure or signal.
@@ -13,7 +14,7 @@ enum FilterCommand {
     /// DESIGN.md, "The delivery-filter contract".
     static func run(arguments: [String]) -> Never {
         run(arguments: arguments, environment: currentEnvironment()) { options, environment in
-            FilterScanner(options: options, environment: environment)
+            FilterScanner(options: options, environment: environment, openLibrary: LibraryRoot.opener)
         }
     }
 

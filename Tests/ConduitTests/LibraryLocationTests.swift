@@ -1,22 +1,22 @@
 import Foundation
 import XCTest
-@testable import PassStore
+@testable import Conduit
 
 final class LibraryLocationTests: XCTestCase {
     func testDefaultPathIsUnderXDGDataHome() {
-        XCTAssertEqual(PassLibrary.defaultPath(environment: ["XDG_DATA_HOME": "/srv/data/", "HOME": "/home/u"]),
+        XCTAssertEqual(ConfigLocation.defaultLibraryPath(environment: ["XDG_DATA_HOME": "/srv/data/", "HOME": "/home/u"]),
                        "/srv/data/passconduit/library.sqlite")
     }
 
     func testDefaultPathFallsBackToHomeLocalShare() {
-        XCTAssertEqual(PassLibrary.defaultPath(environment: ["HOME": "/home/u"]),
+        XCTAssertEqual(ConfigLocation.defaultLibraryPath(environment: ["HOME": "/home/u"]),
                        "/home/u/.local/share/passconduit/library.sqlite")
-        XCTAssertEqual(PassLibrary.defaultPath(environment: ["XDG_DATA_HOME": "", "HOME": "/home/u"]),
+        XCTAssertEqual(ConfigLocation.defaultLibraryPath(environment: ["XDG_DATA_HOME": "", "HOME": "/home/u"]),
                        "/home/u/.local/share/passconduit/library.sqlite")
     }
 
     func testRelativeXDGDataHomeIsIgnoredAsTheSpecSays() {
-        XCTAssertEqual(PassLibrary.defaultPath(environment: ["XDG_DATA_HOME": "data", "HOME": "/home/u"]),
+        XCTAssertEqual(ConfigLocation.defaultLibraryPath(environment: ["XDG_DATA_HOME": "data", "HOME": "/home/u"]),
                        "/home/u/.local/share/passconduit/library.sqlite")
     }
 
@@ -26,7 +26,7 @@ final class LibraryLocationTests: XCTestCase {
             return XCTFail("this uid has no passwd entry")
         }
         let home = String(cString: dir)
-        XCTAssertEqual(PassLibrary.defaultPath(environment: [:]),
+        XCTAssertEqual(ConfigLocation.defaultLibraryPath(environment: [:]),
                        (home == "/" ? "" : home) + "/.local/share/passconduit/library.sqlite")
     }
 }

@@ -1,0 +1,167 @@
+import Foundation
+
+/// The pass library as the rest of the program sees it: every operation Conduit, the delivery
+/// filter and the CLI use, whatever engine keeps the rows. `PassLibrary` keeps them in SQLite
+/// (GRDB, any `DatabaseWriter`); PassStorePostgres keeps them on a PostgreSQL server. Only the
+/// executables choose one (the composition root, `LibraryRoot.open`); everything else holds an
+/// `any PassLibraryBackend`.
+///
+/// Every implementation gives the same answers and the same `LibraryError` kinds for the same
+/// calls (the PassStore behaviour tests run against each): each write is one transaction that
+/// commits whole or not at all; `contains` decides new/contained/update/stale by the SHA-256 and
+/// the signing times; the change log's sequence numbers only grow and are never reused.
+package protocol PassLibraryBackend: AnyObject, Sendable {
+    /// Where the library is, for messages: a file path, or a server and database (never a
+    /// password).
+    var location: String { get }
+    var options: LibraryOptions { get }
+
+    // Passes
+    func contains(_ record: PassRecord) async throws -> LibraryState
+    @discardableResult
+    func add(_ record: PassRecord, allowUntrusted: Bool) async throws -> StoredPass
+    @discardableResult
+    func replace(with record: PassRecord, allowUntrusted: Bool) async throws -> [FieldChange]
+    /// nil when the library already holds these bytes.
+    @discardableResult
+    func replaceIfChanged(with record: PassRecord, allowUntrusted: Bool) async throws -> [FieldChange]?
+    func remove(_ id: PassID) async throws
+    @discardableResult
+    func revert(_ id: PassID) async throws -> StoredPass
+    func pass(_ id: PassID) async throws -> StoredPass?
+    func passes() async throws -> [StoredPass]
+    func count() async throws -> Int
+    func export(_ id: PassID) async throws -> [UInt8]
+    func resolve(_ text: String) async throws -> PassID
+
+    // Offers
+    @discardableResult
+    func stageOffer(_ record: PassRecord) async throws -> Offer
+    func offers() async throws -> [Offer]
+    func offer(_ offerID: Int64) async throws -> Offer?
+    func offerBytes(_ offerID: Int64) async throws -> [UInt8]
+    @discardableResult
+    func acceptOffer(_ offerID: Int64, record: PassRecord, allowUntrusted: Bool) async throws -> StoredPass
+    func declineOffer(_ offerID: Int64) async throws
+
+    // The change log
+    func changes(after sequence: Int64, limit: Int) async throws -> [ChangeEntry]
+    func lastSequence() async throws -> Int64
+    /// The entries after `sequence` as soon as there are any, or [] once `timeout` has passed.
+    /// SQLite polls; PostgreSQL waits for a notification. `changeFeed(after:)` loops on it.
+    func waitForChanges(after sequence: Int64, timeout: TimeInterval, limit: Int) async throws -> [ChangeEntry]
+
+    // The web-service client's memory
+    func webServiceStates() async throws -> [PassID: WebServiceState]
+    func webServiceState(_ id: PassID) async throws -> WebServiceState?
+    func saveWebServiceStates(_ states: [WebServiceState]) async throws
+    func deviceLibraryIdentifier() async throws -> String
+    func registrations() async throws -> [WebServiceRegistration]
+    func saveRegistration(_ registration: WebServiceRegistration) async throws
+    func deleteRegistration(_ id: PassID) async throws
+    func updateTag(webServiceURL: String, passTypeIdentifier: String) async throws -> String?
+    func setUpdateTag(_ tag: String?, webServiceURL: String, passTypeIdentifier: String) async throws
+
+    /// The library checked end to end; the problems found (empty when sound). Read-only.
+    func check(verifyBytes: Bool) async throws -> [String]
+
+    /// Releases connections. The library must not be used afterwards.
+    func close() async
+}
+
+extension PassLibraryBackend {
+    @discardableResult
+    package func add(_ record: PassRecord) async throws -> StoredPass {
+        try await add(record, allowUntrusted: false)
+    }
+
+    @discardableResult
+    package func replace(with record: PassRecord) async throws -> [FieldChange] {
+        try await replace(with: record, allowUntrusted: false)
+    }
+
+    @discardableResult
+    package func acceptOffer(_ offerID: Int64, record: PassRecord) async throws -> StoredPass {
+        try await acceptOffer(offerID, record: record, allowUntrusted: false)
+    }
+
+    package func changes(after sequence: Int64) async throws -> [ChangeEntry] {
+        try await changes(after: sequence, limit: 1000)
+    }
+
+    package func check() async throws -> [String] {
+        try await check(verifyBytes: true)
+    }
+
+    /// Every change after `sequence`, then each new one as it is committed, without end (until
+    /// the task is cancelled or the library fails). `log --follow` and a chat bridge read this.
+    package func changeFeed(after sequence: Int64, wait: TimeInterval = 5) -> LibraryChangeFeed {
+        LibraryChangeFeed(library: self, after: sequence, wait: wait)
+    }
+}
+
+/// The change log as an `AsyncSequence`: the entries after a sequence number, oldest first,
+/// then every new one as it is committed. Ends (nil) when the reading task is cancelled.
+package struct LibraryChangeFeed: AsyncSequence, Sendable {
+    package typealias Element = ChangeEntry
+    let library: any PassLibraryBackend
+    let after: Int64
+    let wait: TimeInterval
+
+    package struct AsyncIterator: AsyncIteratorProtocol {
+        let library: any PassLibraryBackend
+        var last: Int64
+        let wait: TimeInterval
+        var buffer: [ChangeEntry] = []
+        var index = 0
+
+        package mutating func next() async throws -> ChangeEntry? {
+            while index == buffer.count {
+                if Task.isCancelled { return nil }
+                buffer = try await library.waitForChanges(after: last, timeout: wait, limit: 1000)
+                index = 0
+            }
+            let entry = buffer[index]
+            index += 1
+            last = entry.sequence
+            return entry
+        }
+    }
+
+    package func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(library: library, last: after, wait: wait)
+    }
+}
+
+/// Runs async library work from synchronous code (the scanner, the delivery filter's policy, the
+/// CLI commands): the calling thread waits while a task does the work. Never call it from a task
+/// on Swift's cooperative pool (it would hold one of its few threads); the callers are plain
+/// threads (a command's main thread, the filter's scan worker).
+package enum Blocking {
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            box.set(result)
+            done.signal()
+        }
+        done.wait()
+        return try box.get().get()
+    }
+
+    private final class ResultBox<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var result: Result<T, any Error>?
+        func set(_ value: Result<T, any Error>) { lock.lock(); result = value; lock.unlock() }
+        func get() -> Result<T, any Error> {
+            lock.lock(); defer { lock.unlock() }
+            return result!   // set before the semaphore is signalled
+        }
+    }
+}
+
+/// Opens the library at a location (a `--library` value) with the given options. Built by the
+/// composition root (`LibraryRoot.opener`) and handed to code that opens libraries itself.
+package typealias LibraryOpener = @Sendable (_ location: String, _ options: LibraryOptions) throws -> any PassLibraryBackend

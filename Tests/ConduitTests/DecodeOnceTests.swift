@@ -1,0 +1,99 @@
+import Foundation
+import XCTest
+@testable import Conduit
+import MailMIME
+import WalletPass
+
+/// A candidate part is decoded once (the sniffed prefix is not decoded again for the opening),
+/// a zip that libmagic rules out costs only its prefix, and libmagic reads from memory.
+final class DecodeOnceTests: XCTestCase {
+    /// A scanner trusting the test CA with a small sniff window, so a 30 KB pass is larger than it.
+    func scanner(counter: DecodeCounter, sniffer: MagicSniffer) throws -> PassScanner {
+        var limits = Limits.default
+        limits.sniffBytes = 4096
+        var scanner = PassScanner(opener: PassOpener(trust: try TrustStore.load(directories: [Samples.path("ca/trust")])),
+                                  library: nil, limits: limits, sniffer: sniffer)
+        scanner.decodeCounter = counter
+        return scanner
+    }
+
+    func message(attaching bytes: [UInt8], type: String, name: String, encoding: String) -> [UInt8] {
+        let body: String
+        switch encoding {
+        case "base64": body = Data(bytes).base64EncodedString(options: .lineLength76Characters)
+        default:
+            let hex = Array("0123456789ABCDEF")
+            var out = "", line = 0
+            for b in bytes {
+                if b >= 33 && b <= 126 && b != UInt8(ascii: "=") { out.append(Character(Unicode.Scalar(b))); line += 1 }
+                else { out += "=" + String(hex[Int(b >> 4)]) + String(hex[Int(b & 15)]); line += 3 }
+                if line >= 72 { out += "=\n"; line = 0 }
+            }
+            body = out
+        }
+        return Array("""
+        From: a@example.org
+        Subject: attachment
+        MIME-Version: 1.0
+        Content-Type: multipart/mixed; boundary="b"
+
+        --b
+        Content-Type: text/plain
+
+        hello
+        --b
+        Content-Type: \(type); name="\(name)"
+        Content-Transfer-Encoding: \(encoding)
+
+        \(body)
+        --b--
+
+        """.utf8)
+    }
+
+    func testACandidatePassIsDecodedOnceAndSniffedOnce() throws {
+        for encoding in ["base64", "quoted-printable"] {
+            let counter = DecodeCounter()
+            let sniffer = try MagicSniffer()
+            let pass = try Samples.bytes("passes/event-ticket.pkpass")
+            XCTAssertGreaterThan(pass.count, 4096 * 4, "the pass is much larger than the sniff window")
+            let bytes = message(attaching: pass, type: "application/octet-stream", name: "ticket.bin", encoding: encoding)
+            let found = try scanner(counter: counter, sniffer: sniffer).scanMessage(bytes, source: PassSourceInfo(input: "x", message: 1))
+            XCTAssertEqual(found.map(\.verdict.status), [.valid], encoding)
+            XCTAssertEqual(found.first?.source.detectedBy, [.magic], encoding)
+            XCTAssertEqual(found.first?.record?.bytes, pass, encoding)
+            let raw = MIMEParser.parse(bytes).rawBody(of: try XCTUnwrap(MIMEParser.parse(bytes).parts.last))
+            XCTAssertEqual(counter.partsDecoded, 1, encoding)
+            // Before: the sniffed prefix (about twice the window's worth of input) and then the whole body again.
+            XCTAssertEqual(counter.inputBytesRead, raw.count, "\(encoding): each encoded byte decoded once")
+            XCTAssertEqual(sniffer.sniffCount, 1, encoding)
+        }
+    }
+
+    func testAZipThatLibmagicRulesOutCostsOnlyItsPrefix() throws {
+        // An OpenDocument file: a zip whose first member is an uncompressed "mimetype".
+        var zip = ZipWriter()
+        try zip.add("mimetype", Array("application/vnd.oasis.opendocument.text".utf8), compression: .store)
+        var rng = SystemRandomNumberGenerator()
+        try zip.add("content.xml", (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &rng) }, compression: .store)
+        let counter = DecodeCounter()
+        let sniffer = try MagicSniffer()
+        let bytes = message(attaching: try zip.archive(), type: "application/octet-stream", name: "letter.odt", encoding: "base64")
+        let found = try scanner(counter: counter, sniffer: sniffer).scanMessage(bytes, source: PassSourceInfo(input: "x", message: 1))
+        XCTAssertTrue(found.isEmpty)
+        XCTAssertEqual(sniffer.sniffCount, 1)
+        XCTAssertEqual(counter.partsDecoded, 1)
+        XCTAssertLessThan(counter.inputBytesRead, 4096 / 3 * 4 + 512, "only the sniff window was decoded, not 270 KB of base64")
+    }
+
+    func testALabelledPassThatDoesNotStartLikeAZipIsDecodedOnce() throws {
+        let counter = DecodeCounter()
+        let bytes = message(attaching: Array(repeating: 0x41, count: 10_000), type: "application/vnd.apple.pkpass",
+                            name: "t.pkpass", encoding: "base64")
+        let found = try scanner(counter: counter, sniffer: try MagicSniffer()).scanMessage(bytes, source: PassSourceInfo(input: "x"))
+        XCTAssertEqual(found.first?.verdict.error?.code, .notAZip)
+        XCTAssertEqual(counter.partsDecoded, 1)
+        let raw = MIMEParser.parse(bytes).rawBody(of: try XCTUnwrap(MIMEParser.parse(bytes).parts.last))
+        XCTAssertEqual(counter.inputBytesRead, raw.count)
+    }
+}
