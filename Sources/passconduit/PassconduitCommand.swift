@@ -32,6 +32,9 @@ struct Passconduit: ParsableCommand {
         if arguments.first == "filter" {
             FilterCommand.run(arguments: Array(arguments.dropFirst()))
         }
+        if arguments.first == ScanWorkerCommand.name {
+            ScanWorkerCommand.run(arguments: Array(arguments.dropFirst()))
+        }
         Self.main(arguments)
     }
 

@@ -8,7 +8,7 @@ final class FilterLogTests: XCTestCase {
 
     func testLogLineCarriesOutcomeCountsAndNoAddresses() {
         var plan = FilterPlan(byteCount: 1234)
-        plan.output = .rewritten(headers: [], layout: FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFieldRanges: []))
+        plan.output = .rewritten(HeaderEdits(), layout: FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFields: []))
         plan.reports = [newPass]
         let line = FilterLog.line(for: plan, elapsed: 0.01234, wroteOutput: true)
         XCTAssertTrue(line.contains(" result=headers bytes=1234 passes=\"1 pass (1 new)\" pass=new/offered/pass.com.example.event,- ms=12.3"), line)

@@ -8,12 +8,12 @@ final class FilterMessageLayoutTests: XCTestCase {
 
     private func removed(_ s: String, _ layout: FilterMessageLayout) -> [String] {
         let b = Array(s.utf8)
-        return layout.ownFieldRanges.map { String(decoding: b[$0], as: UTF8.self) }
+        return layout.ownFields.map { String(decoding: b[$0.range], as: UTF8.self) }
     }
 
     func testPlainMessageInsertsAtZeroWithLF() {
         let l = locate("Subject: x\nTo: y\n\nbody\n")
-        XCTAssertEqual(l, FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFieldRanges: []))
+        XCTAssertEqual(l, FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFields: []))
     }
 
     func testLeadingMboxFromLineStaysFirst() {
@@ -63,8 +63,8 @@ final class FilterMessageLayoutTests: XCTestCase {
     }
 
     func testNoNewlineAtAllAndEmptyInput() {
-        XCTAssertEqual(locate(""), FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFieldRanges: []))
+        XCTAssertEqual(locate(""), FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFields: []))
         XCTAssertEqual(locate("From x").insertionOffset, 0)
-        XCTAssertEqual(locate("\u{0}\u{1}garbage").ownFieldRanges, [])
+        XCTAssertEqual(locate("\u{0}\u{1}garbage").ownFields, [])
     }
 }

@@ -6,8 +6,8 @@
 ///
 /// Nothing else in the message is ever looked at here, so nothing else can be changed.
 package struct FilterMessageLayout: Sendable, Equatable {
-    /// Header field names the filter writes, and therefore removes when they arrive.
-    package static let ownFieldNames: [[UInt8]] = [Array("x-passconduit".utf8), Array("x-passconduit-pass".utf8)]
+    /// Header field names the filter writes, and therefore removes when they arrive (lower case).
+    package static let ownFieldNames: [[UInt8]] = [HeaderEdits.summaryName, HeaderEdits.passName].map { Array($0.lowercased().utf8) }
 
     /// Where inserted header lines go: 0, or just after a leading `From ` line.
     package var insertionOffset: Int
@@ -19,7 +19,14 @@ package struct FilterMessageLayout: Sendable, Equatable {
     package var lineEnding: [UInt8]
     /// Incoming fields with one of `ownFieldNames`, each with its continuation lines and line
     /// terminators; ascending, disjoint, all at or after `insertionOffset`.
-    package var ownFieldRanges: [Range<Int>]
+    package var ownFields: [HeaderEdits.Removal]
+
+    package init(insertionOffset: Int, canInsert: Bool = true, lineEnding: [UInt8], ownFields: [HeaderEdits.Removal]) {
+        self.insertionOffset = insertionOffset
+        self.canInsert = canInsert
+        self.lineEnding = lineEnding
+        self.ownFields = ownFields
+    }
 
     /// Locates the layout in `prefix`, the first bytes of a message; `isWholeMessage` says whether
     /// `prefix` is all of it. Header lines are examined only within `prefix`: a field whose end is
@@ -41,7 +48,7 @@ package struct FilterMessageLayout: Sendable, Equatable {
         // A leading mbox separator (`From ` at offset 0) stays first.
         if hasPrefix(prefix, at: start, Array("From ".utf8)) {
             guard let (lf, next) = line(from: start), let lf else {
-                return FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFieldRanges: [])
+                return FilterMessageLayout(insertionOffset: 0, lineEnding: [10], ownFields: [])
             }
             lineEnding = endingOfLine(prefix, lf: lf, lineStart: start)
             position = next
@@ -49,7 +56,16 @@ package struct FilterMessageLayout: Sendable, Equatable {
         let insertion = position - start
         let canInsert = position >= end || (prefix[position] != 0x20 && prefix[position] != 0x09)
 
-        var own: [Range<Int>] = []
+        var own: [HeaderEdits.Removal] = []
+        // Fields seen so far per lower-cased name (own names only), for each removal's occurrence.
+        var seen: [[UInt8]: Int] = [:]
+        var fieldName: [UInt8] = []
+        func closeField(at fieldEnd: Int, start s: Int) {
+            let key = fieldName.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+            seen[key, default: 0] += 1
+            own.append(HeaderEdits.Removal(name: String(decoding: fieldName, as: UTF8.self),
+                                           occurrence: seen[key]!, range: (s - start)..<(fieldEnd - start)))
+        }
         // Walk header lines: field lines and their continuation lines, until the empty line or the
         // end of what we were given. A malformed line (no colon: a stray boundary, a mangled fold)
         // does not end the walk: mail readers and Dovecot go on reading fields after it, so a
@@ -67,7 +83,7 @@ package struct FilterMessageLayout: Sendable, Equatable {
                 continue
             }
             // The previous field (if any) ends here.
-            if let s = fieldStart, fieldIsOwn { own.append((s - start)..<(position - start)) }
+            if let s = fieldStart, fieldIsOwn { closeField(at: position, start: s) }
             fieldStart = nil
             guard let nameEnd = fieldNameEnd(prefix, lineStart: position, lineEnd: lineEnd) else {
                 if lineEnd == position || (lineEnd == position + 1 && prefix[position] == 13) {
@@ -79,14 +95,15 @@ package struct FilterMessageLayout: Sendable, Equatable {
             }
             fieldStart = position
             fieldIsOwn = isOwnName(prefix[position..<nameEnd])
+            if fieldIsOwn { fieldName = Array(prefix[position..<nameEnd]) }
             position = next
         }
         // A field still open when the walk stopped is complete if the walk stopped at a line that
         // is not part of it (inside `prefix`) or at the end of the whole message.
         if let s = fieldStart, fieldIsOwn, stoppedAtForeignLine || (position == end && isWholeMessage) {
-            own.append((s - start)..<(position - start))
+            closeField(at: position, start: s)
         }
-        return FilterMessageLayout(insertionOffset: insertion, canInsert: canInsert, lineEnding: lineEnding ?? [10], ownFieldRanges: own)
+        return FilterMessageLayout(insertionOffset: insertion, canInsert: canInsert, lineEnding: lineEnding ?? [10], ownFields: own)
     }
 
     /// The end of a field name (index of the last name byte + 1, trailing WSP excluded) if the line

@@ -41,10 +41,26 @@ package struct DeliveryFilter: Sendable {
         } catch {
             return failed(plan, .from(error, .spoolFailed))
         }
-        let headers = layout.canInsert ? headerWriter.headerBytes(for: plan.reports, lineEnding: layout.lineEnding) : []
-        if headers.isEmpty && layout.ownFieldRanges.isEmpty { return plan }
-        plan.output = .rewritten(headers: headers, layout: layout)
+        let edits = headerEdits(plan.reports, layout)
+        if edits.isEmpty { return plan }
+        plan.output = .rewritten(edits, layout: layout)
         return plan
+    }
+
+    /// The header edits for `reports` in a message whose header is laid out as `layout`: our
+    /// fields for the reports on top (unless the first line is a continuation line), every
+    /// incoming field with one of our names removed.
+    package func headerEdits(_ reports: [FilterPassReport], _ layout: FilterMessageLayout) -> HeaderEdits {
+        HeaderEdits(insert: layout.canInsert ? headerWriter.fields(for: reports) : [], remove: layout.ownFields)
+    }
+
+    /// The header edits for `reports` in `message`, a whole message held in memory (a milter's
+    /// view): empty when `options.headers` is off. Only the first `maxHeaderScanBytes` are searched
+    /// for our fields.
+    package func headerEdits(for message: ArraySlice<UInt8>, reports: [FilterPassReport]) -> HeaderEdits {
+        guard options.headers else { return HeaderEdits() }
+        let prefix = message.prefix(Self.maxHeaderScanBytes)
+        return headerEdits(reports, FilterMessageLayout.locate(prefix, isWholeMessage: prefix.count == message.count))
     }
 
     private func failed(_ plan: FilterPlan, _ error: FilterError) -> FilterPlan {
@@ -63,13 +79,13 @@ package struct DeliveryFilter: Sendable {
             return
         case .unchanged:
             try spool.copy(0..<spool.byteCount, to: sink)
-        case .rewritten(let headers, let layout):
+        case .rewritten(let edits, let layout):
             try spool.copy(0..<layout.insertionOffset, to: sink)
-            try headers.withUnsafeBytes { try sink($0) }
+            try edits.insertedLines(lineEnding: layout.lineEnding).withUnsafeBytes { try sink($0) }
             var position = layout.insertionOffset
-            for removed in layout.ownFieldRanges {
-                try spool.copy(position..<removed.lowerBound, to: sink)
-                position = removed.upperBound
+            for removed in edits.remove {
+                try spool.copy(position..<removed.range.lowerBound, to: sink)
+                position = removed.range.upperBound
             }
             try spool.copy(position..<spool.byteCount, to: sink)
         }

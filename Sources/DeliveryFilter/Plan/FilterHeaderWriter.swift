@@ -7,32 +7,27 @@ import Conduit
 ///
 /// Values come from attacker-written pass.json files, so every line is printable US-ASCII only:
 /// CR, LF, NUL and other controls become spaces, non-ASCII text is RFC 2047 encoded (UTF-8, Q),
-/// long values are cut at `maxValueCharacters`, and lines are folded before 78 octets where there
-/// is whitespace, never exceeding 998 (RFC 5322 §2.1.1) — a header injection cannot happen.
+/// long values are cut at `maxValueCharacters`, and `HeaderEdits.Field` folds lines before 78 octets
+/// where there is whitespace, never exceeding 998 (RFC 5322 §2.1.1) — a header injection cannot happen.
 package struct FilterHeaderWriter: Sendable {
-    package static let summaryName = "X-Passconduit"
-    package static let passName = "X-Passconduit-Pass"
     /// Longest value kept (in Unicode scalars) for a type identifier, serial number or
     /// organization name. Stops a 10 KB organization name from making a 10 KB header.
     package var maxValueCharacters = 128
     /// At most this many per-pass lines (a message with 10 000 passes gets a summary and the first ones).
     package var maxPassLines = 32
-    /// Fold before a line would exceed this many octets where whitespace allows.
-    package static let preferredLineLength = 78
-    /// RFC 5322's hard line limit, never exceeded.
-    package static let maxLineLength = 998
 
     package init() {}
 
+    /// The fields for `reports`: a summary, then one per pass; empty when there are none.
+    package func fields(for reports: [FilterPassReport]) -> [HeaderEdits.Field] {
+        guard !reports.isEmpty else { return [] }
+        return [HeaderEdits.Field(name: HeaderEdits.summaryName, atoms: [summary(reports)])]
+            + reports.prefix(maxPassLines).map { HeaderEdits.Field(name: HeaderEdits.passName, atoms: atoms(for: $0)) }
+    }
+
     /// The header lines for `reports` in `lineEnding`, each ending with it; empty when there are none.
     package func headerBytes(for reports: [FilterPassReport], lineEnding: [UInt8]) -> [UInt8] {
-        guard !reports.isEmpty else { return [] }
-        var out: [UInt8] = []
-        out += fold(name: Self.summaryName, atoms: [summary(reports)], lineEnding: lineEnding)
-        for report in reports.prefix(maxPassLines) {
-            out += fold(name: Self.passName, atoms: atoms(for: report), lineEnding: lineEnding)
-        }
-        return out
+        HeaderEdits(insert: fields(for: reports)).insertedLines(lineEnding: lineEnding)
     }
 
     /// `2 passes (1 new, 1 update)`: categories in a fixed order, then any others alphabetically.
@@ -77,7 +72,7 @@ package struct FilterHeaderWriter: Sendable {
             // A quoted string that fits on a line stays whole (easy to match in a Sieve rule);
             // a longer one may be folded at its spaces (RFC 5322 FWS inside quoted-string).
             let whole = "\(key)=\(quoted);"
-            if whole.utf8.count <= Self.preferredLineLength - 2 { return [whole] }
+            if whole.utf8.count <= HeaderEdits.preferredLineLength - 2 { return [whole] }
             var result = quoted.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
             result[0] = "\(key)=" + result[0]
             result[result.count - 1] += ";"
@@ -164,27 +159,5 @@ package struct FilterHeaderWriter: Sendable {
     private static func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789ABCDEF".utf8)
         return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
-    }
-
-    /// `Name: atom atom…` + line ending, folded (line ending + one space) before an atom that would
-    /// pass `preferredLineLength`; an atom longer than the hard limit is cut (cannot happen with
-    /// `maxValueCharacters` at its default, but the limit is a promise).
-    private func fold(name: String, atoms: [String], lineEnding: [UInt8]) -> [UInt8] {
-        var out = Array("\(name):".utf8)
-        var lineLength = out.count
-        for atom in atoms {
-            var bytes = Array(atom.utf8)
-            let room = Self.maxLineLength - 1    // the space before it
-            if bytes.count > room - 1 { bytes = Array(bytes.prefix(room - 1)) }
-            if lineLength + 1 + bytes.count > Self.preferredLineLength && lineLength > name.utf8.count + 1 {
-                out += lineEnding
-                lineLength = 0
-            }
-            out.append(0x20)
-            out += bytes
-            lineLength += 1 + bytes.count
-        }
-        out += lineEnding
-        return out
     }
 }

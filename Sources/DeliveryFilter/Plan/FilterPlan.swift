@@ -7,8 +7,9 @@ package struct FilterPlan: Sendable {
         case nothing
         /// The input, byte for byte.
         case unchanged
-        /// `headers` inserted at `layout.insertionOffset`, `layout.ownFieldRanges` left out.
-        case rewritten(headers: [UInt8], layout: FilterMessageLayout)
+        /// The input with `edits` applied: inserted fields at `layout.insertionOffset` in
+        /// `layout.lineEnding`, removed fields left out.
+        case rewritten(HeaderEdits, layout: FilterMessageLayout)
     }
 
     package var output: Output = .unchanged
@@ -20,6 +21,12 @@ package struct FilterPlan: Sendable {
     package var error: FilterError? = nil
 
     package init(byteCount: Int) { self.byteCount = byteCount }
+
+    /// The header edits planned, if any (a milter sends these; the pipe writes them).
+    package var edits: HeaderEdits? {
+        if case .rewritten(let edits, _) = output { return edits }
+        return nil
+    }
 
     package var exitStatus: ExitStatus { output == .nothing ? .tempFailure : .success }
 }

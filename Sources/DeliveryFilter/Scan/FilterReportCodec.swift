@@ -1,9 +1,9 @@
-/// Carries a scan's reports from the scanning child process to the filter: each field as a
+/// Carries a scan's reports from the scan worker process to the filter: each field as a
 /// netstring (`<decimal length>:<bytes>,`), eight per report, after a `R<count>:` header; a
 /// failure is `E` + netstring. Decoding is bounded and returns nil on anything unexpected, so a
-/// confused child can only make the message pass through unscanned.
+/// confused worker can only make the message pass through unscanned.
 package enum FilterReportCodec {
-    /// Most bytes the filter accepts from a child.
+    /// Most bytes the filter accepts from a worker.
     package static let maxEncodedBytes = 1 << 20
 
     package static func encode(_ reports: [FilterPassReport]) -> [UInt8] {

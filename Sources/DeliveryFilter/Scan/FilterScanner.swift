@@ -6,8 +6,8 @@ import WalletPass
 
 /// The real scanner of `passconduit filter`: the conduit's PassScanner finds and verifies the
 /// passes in the message (and asks the library about each), then `FilterLibraryEffects` stages
-/// offers and applies updates. It runs inside the scanning child, so loading the trust anchors,
-/// libmagic and the library counts against the deadline and dies with the child.
+/// offers and applies updates. It runs inside the scan worker, so loading the trust anchors,
+/// libmagic and the library counts against the deadline and dies with the worker.
 ///
 /// A message without any part that could be a pass (no pass label, no part whose encoded body
 /// starts like a zip — the two ways PassScanner picks candidates) is answered before any of that
@@ -82,6 +82,6 @@ package protocol FilterPassScanning {
     func scan(message: [UInt8]) throws -> [FilterPassReport]
 }
 
-/// Builds the scanner where the scan runs (in a child process the library is opened there, so a
-/// lock or a slow disk counts against the deadline and dies with the child).
+/// Builds the scanner where the scan runs (in a scan worker the library is opened there, so a
+/// lock or a slow disk counts against the deadline and dies with the worker).
 package typealias FilterScannerFactory = @Sendable () throws -> any FilterPassScanning

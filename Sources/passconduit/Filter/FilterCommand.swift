@@ -4,7 +4,6 @@ import Glibc
 import Conduit
 import DeliveryFilter
 import Foundation
-import LibraryRoot
 
 /// `passconduit filter` as a process: stdin -> stdout, exit 0 with the complete message or exit 75
 /// with nothing — for every argument, configuration, input, scanner failure or signal.
@@ -13,16 +12,7 @@ enum FilterCommand {
     /// ever exit 0 (complete message written) or 75 (nothing written, the MTA retries). See
     /// DESIGN.md, "The delivery-filter contract".
     static func run(arguments: [String]) -> Never {
-        run(arguments: arguments, environment: currentEnvironment()) { options, environment in
-            FilterScanner(options: options, environment: environment, openLibrary: LibraryRoot.opener)
-        }
-    }
-
-    /// Runs the filter on fds 0 and 1 and exits. `makeScanner` receives the resolved options and
-    /// environment and builds the scanner inside the scanning child.
-    static func run(arguments: [String],
-                            environment rawEnvironment: [String: String],
-                            makeScanner: @escaping @Sendable (FilterOptions, [String: String]) throws -> any FilterPassScanning) -> Never {
+        let rawEnvironment = currentEnvironment()
         FilterSignals.install()
         let started = Date()
         let missing = occupyClosedStandardDescriptors()
@@ -70,12 +60,13 @@ enum FilterCommand {
             plan.error = FilterError(problem.code, detail: "not scanned: " + problem.detail)
             plan.output = options.failClosed ? .nothing : .unchanged
         } else {
-            let runner = FilterScanRunner(isolation: .childProcess, deadlineSeconds: options.deadlineSeconds,
-                                          childChanged: { FilterSignals.scanChild = $0 })
-            let opts = options
+            // The worker resolves the same arguments and configuration into the same options.
+            let pool = ScanWorkerCommand.pool(arguments: arguments, environment: environment,
+                                              busyChanged: { FilterSignals.scanChild = $0 })
             plan = filter.plan(spool) { message in
-                runner.run(message) { try FilterFault.wrap(makeScanner(opts, environment), environment: environment) }
+                pool.scan(message, deadline: .now + .seconds(options.deadlineSeconds))
             }
+            pool.shutdown()
         }
         if plan.output == .nothing { finish(plan, log: log, started: started, wrote: false) }
 

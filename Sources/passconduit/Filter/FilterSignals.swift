@@ -5,7 +5,7 @@ import Glibc
 /// Signal discipline of `passconduit filter` (a filter may never die of a signal):
 /// SIGPIPE and SIGXFSZ are ignored so a closed stdout or a file size limit become error returns;
 /// SIGTERM, SIGINT, SIGHUP and SIGQUIT end the filter with exit 75 and no output if output has not
-/// started (killing a scanning child first), and are ignored once it has — the message is then
+/// started (killing a busy scan worker first), and are ignored once it has — the message is then
 /// finished. The state is two words read by the handler; every call in it is async-signal-safe.
 enum FilterSignals {
     nonisolated(unsafe) static var outputStarted: Int32 = 0
