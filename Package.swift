@@ -63,11 +63,19 @@ let package = Package(
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
         .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
+        // The delivery filter as a Sendmail/Postfix milter (protocol version 6) on SwiftNIO: packet
+        // codec, per-session state machine, message collection into the filter's spool, and the
+        // same plan and scanner as `passconduit filter`. `passconduit milter` owns the process.
+        .target(name: "Milter", dependencies: [
+            "DeliveryFilter", "MailMIME", "PassStore",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // The composition root: a `--library` value -> a library backend. Only executables use it.
         .target(name: "LibraryRoot", dependencies: ["PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "LibraryRoot", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
+            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -92,6 +100,8 @@ let package = Package(
         .testTarget(name: "DeliveryFilterTests", dependencies: [
             "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The milter's packet codec, session state machine and library map, without a socket.
+        .testTarget(name: "MilterTests", dependencies: ["Milter", .product(name: "NIOCore", package: "swift-nio")]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.

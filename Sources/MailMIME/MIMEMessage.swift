@@ -12,14 +12,30 @@ package struct MIMEMessage: Sendable {
 
     /// The first field named `name` (case-insensitive), unfolded and RFC 2047 decoded.
     package func header(_ name: String) -> String? {
-        let lowered = name.lowercased()
-        return headers.first { $0.name.lowercased() == lowered }?.value
+        headers.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Every field named `name`, in order.
     package func headers(named name: String) -> [HeaderField] {
-        let lowered = name.lowercased()
-        return headers.filter { $0.name.lowercased() == lowered }
+        headers.filter { Self.sameName($0.name, name) }
+    }
+
+    /// Field names compared ASCII-case-insensitively on their bytes: no lowercased copies of
+    /// every field name of every message (it showed in the scan profile).
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for k in 0..<x.count {
+                    let p = x[k], q = y[k]
+                    if p == q { continue }
+                    // Only ASCII letters fold: p | 0x20 == q | 0x20 within a...z.
+                    guard p | 0x20 == q | 0x20, (0x61...0x7A).contains(p | 0x20) else { return false }
+                }
+                return true
+            }
+        }
     }
 
     package var messageID: String? {

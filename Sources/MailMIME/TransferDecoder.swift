@@ -214,6 +214,7 @@ package enum TransferDecoder {
     /// (or the input ends). Bodies with no `begin` line are decoded from the start.
     package static func uudecode(_ input: ArraySlice<UInt8>) -> [UInt8] {
         var out = [UInt8]()
+        out.reserveCapacity(input.count / 4 * 3)   // 4 characters per 3 bytes, at most
         var lines = LineIterator(input)
         var started = false
         var sawBegin = false
@@ -234,17 +235,15 @@ package enum TransferDecoder {
             if count == 0 { continue }
             var produced = 0
             var k = line.startIndex + 1
+            // The length character says how many bytes the line holds; wrapping (&-) is the
+            // uuencode alphabet rule, and a character past the line's end counts as a space.
+            func sixBits(_ at: Int) -> UInt32 { UInt32(((at < line.endIndex ? line[at] : 0x20) &- 0x20) & 0x3F) }
             while produced < count && k < line.endIndex {
-                var quad: [UInt32] = [0, 0, 0, 0]
-                for q in 0..<4 {
-                    let ch = k + q < line.endIndex ? line[k + q] : 0x20
-                    quad[q] = UInt32((ch &- 0x20) & 0x3F)  // wrapping is the uuencode alphabet rule
-                }
-                let triple = quad[0] << 18 | quad[1] << 12 | quad[2] << 6 | quad[3]
-                for shift in [16, 8, 0] where produced < count {
-                    out.append(UInt8(truncatingIfNeeded: triple >> UInt32(shift)))
-                    produced += 1
-                }
+                let triple = sixBits(k) << 18 | sixBits(k + 1) << 12 | sixBits(k + 2) << 6 | sixBits(k + 3)
+                out.append(UInt8(truncatingIfNeeded: triple >> 16))
+                if produced + 1 < count { out.append(UInt8(truncatingIfNeeded: triple >> 8)) }
+                if produced + 2 < count { out.append(UInt8(truncatingIfNeeded: triple)) }
+                produced += 3
                 k += 4
             }
         }

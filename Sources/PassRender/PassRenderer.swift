@@ -64,9 +64,17 @@ package enum PassRenderer {
     static let printScale = 0.2 / 25.4 * 72
     static let pdfMargin = 48.0
     static let gap = 16.0
-    /// Vector outputs have no pixels: modules snap to quarter points, so a short Code 128 gets
-    /// wide bars instead of being rounded down to whole points.
-    static let vectorGrid = 4.0
+    /// A printer's dot (1/300 inch) in page points: 0.24 pt. 300, 600 and 1200 dpi all put a
+    /// whole number of dots on it.
+    static let printDot = 72.0 / 300
+    /// PDF: printer dots per card point. Barcode modules are whole dots and start on a dot
+    /// (the card's origin sits on the page's dot grid), so a PDF printed or rasterized at 300,
+    /// 600 or 1200 dpi gets modules that are exact equal squares with hard edges. Snapping to
+    /// quarter card points instead (0.142 pt on paper) left every module edge at an arbitrary
+    /// fraction of a dot: rasterized at 300 dpi the modules came out 5 or 6 dots wide with grey
+    /// edges, and a large Aztec symbol — whose readers extrapolate the whole grid from the small
+    /// bullseye in its centre — no longer decoded (zxing-cpp read the same symbol from the PNG).
+    static let printDotsPerCardPoint = printScale / printDot
 
     package static func render(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?,
                                request: RenderRequest) throws -> RenderOutput {
@@ -180,7 +188,8 @@ package enum PassRenderer {
         let page = request.paper.points
         let k = printScale
         let frontHeight: Double = withScratch { cr in
-            CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: vectorGrid, drawing: false).front(x: 0, y: 0, height: nil)
+            CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: printDotsPerCardPoint, drawing: false)
+                .front(x: 0, y: 0, height: nil)
         }
         let sink = ByteSink()
         let unmanaged = Unmanaged.passRetained(sink)
@@ -190,11 +199,13 @@ package enum PassRenderer {
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, FieldCell.cut(title, to: 200))
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "passconduit")
         let cr = cairo_create(surface)!
-        let painter = CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: vectorGrid, drawing: true)
+        let painter = CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: printDotsPerCardPoint, drawing: true)
         var y = pdfMargin
         if request.side != .back {
             cairo_save(cr)
-            cairo_translate(cr, (page.width - painter.width * k) / 2, y)
+            // Centred, on the dot grid (pdfMargin is 200 dots).
+            let left = (((page.width - painter.width * k) / 2) / printDot).rounded() * printDot
+            cairo_translate(cr, left, y)
             cairo_scale(cr, k, k)
             _ = painter.front(x: 0, y: 0, height: frontHeight)
             cairo_restore(cr)

@@ -23,7 +23,7 @@ struct Passconduit: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, CalendarCommand.self, Send.self, Icon.self, Render.self, Open.self,
-                      Offers.self, Log.self, Update.self, MailFilter.self]
+                      Offers.self, Log.self, Update.self, MailFilter.self, MilterCommand.self]
     )
 
     static func main() {
@@ -31,6 +31,9 @@ struct Passconduit: ParsableCommand {
         // The delivery filter must never exit with ArgumentParser's codes (64 on a bad flag).
         if arguments.first == "filter" {
             FilterCommand.run(arguments: Array(arguments.dropFirst()))
+        }
+        if arguments.first == MilterWorkerCommand.name {
+            MilterWorkerCommand.run(arguments: Array(arguments.dropFirst()))
         }
         if arguments.first == ScanWorkerCommand.name {
             ScanWorkerCommand.run(arguments: Array(arguments.dropFirst()))

@@ -68,7 +68,7 @@ struct Render: ParsableCommand {
             let pass = try RenderSource.load(source, context: context)
             let format = chosenFormat
             if format == .terminal {
-                let text = try TerminalCard.barcode(pass)
+                let text = TerminalCard.text(pass, context: context)
                 try OutputFile.write(Array(text.utf8), to: output, what: "drawing", allowTerminal: true)
                 return .success
             }

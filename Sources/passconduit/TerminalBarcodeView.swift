@@ -12,10 +12,14 @@ struct TerminalBarcodeView {
     let terminal: Terminal
     /// Columns of the terminal the drawing goes to.
     let columns: Int
+    /// Whether the drawing carries its black-on-white colours (the terminal's choice, unless
+    /// `render --format terminal` asks for them on a file or pipe).
+    let colour: Bool
 
-    init(terminal: Terminal, columns: Int = TerminalBarcodeView.terminalColumns()) {
+    init(terminal: Terminal, columns: Int = TerminalBarcodeView.terminalColumns(), colour: Bool? = nil) {
         self.terminal = terminal
         self.columns = columns
+        self.colour = colour ?? terminal.colour
     }
 
     /// Lines to print for `pass`; empty when it has no barcode at all.
@@ -44,8 +48,8 @@ struct TerminalBarcodeView {
         }
         // Indented like the card when there is room; never wider than the terminal.
         let indent = max(0, min(2, columns - drawing.columns))
-        out += drawing.render(indent: indent, colour: terminal.colour)
-        if !terminal.colour {
+        out += drawing.render(indent: indent, colour: colour)
+        if !colour {
             out.append("  Drawn without colours (NO_COLOR, --no-color or TERM=dumb): it scans where the terminal shows dark text on a light background.")
         }
         if let alt = shown.altText.map(Self.printable), !alt.isEmpty {

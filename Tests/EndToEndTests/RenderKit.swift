@@ -136,4 +136,123 @@ enum RenderKit {
             return (a[0], a[1])
         }
     }
+
+    /// Decodes every picture in one Python process, searching every symbology, so a symbol drawn
+    /// in the wrong one shows up as such. A path is a PNG or PGM (read with PIL) or a ".term" file:
+    /// terminal output whose black-on-white half-block lines are turned back into pixels, 4 per
+    /// module. A ".pgm" is a whole PDF page rasterized by pdftoppm: it is cut to the bounding box
+    /// of what is drawn on it (plus a white margin), found from its pixels — zxing-cpp 1.4's Aztec
+    /// detector seeds its search at the centre of the image, and a card printed at the top of an
+    /// A4 page has blank paper there. Returns per path every symbol found: zxing's format name and
+    /// the decoded BYTES in hex.
+    static func decodeAll(_ paths: [String]) throws -> [[(format: String, hex: String)]] {
+        let script = """
+        import json, os, sys, numpy, zxingcpp
+        from PIL import Image
+        Image.MAX_IMAGE_PIXELS = 80_000_000
+        ON, OFF = "\\x1b[38;5;16;48;5;231m", "\\x1b[0m"
+        HALF = {"\\u2588": (1, 1), "\\u2580": (1, 0), "\\u2584": (0, 1)}
+        def terminal(path, scale=4):
+            rows = []
+            for line in open(path, encoding="utf-8").read().split("\\n"):
+                start = line.find(ON)
+                if start < 0:
+                    continue
+                end = line.find(OFF, start)
+                body = line[start + len(ON):end if end >= 0 else len(line)]
+                rows += [[HALF.get(c, (0, 0))[0] for c in body], [HALF.get(c, (0, 0))[1] for c in body]]
+            if not rows:
+                return numpy.full((8, 8), 255, dtype=numpy.uint8)
+            grid = numpy.full((len(rows), max(len(r) for r in rows)), 255, dtype=numpy.uint8)
+            for y, r in enumerate(rows):
+                for x, dark in enumerate(r):
+                    if dark:
+                        grid[y, x] = 0
+            return numpy.kron(grid, numpy.ones((scale, scale), dtype=numpy.uint8))
+        def page(path):
+            img = Image.open(path).convert("L")
+            a = numpy.asarray(img)
+            ys, xs = numpy.nonzero(a < 245)
+            if len(ys) == 0:
+                return img
+            m = 75
+            return img.crop((max(0, int(xs.min()) - m), max(0, int(ys.min()) - m),
+                             min(a.shape[1], int(xs.max()) + 1 + m), min(a.shape[0], int(ys.max()) + 1 + m)))
+        def in_child(fn):
+            # Debian's zxing-cpp 1.4 can abort on an assertion (Result::operator==, lineCount() == 1)
+            # when it merges symbols: run it in a child; None when the child died.
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(r)
+                try:
+                    data = json.dumps(fn())
+                except Exception as e:
+                    data = json.dumps([["ERROR " + str(e)[:200], ""]])
+                os.write(w, data.encode())
+                os._exit(0)
+            os.close(w)
+            chunks = []
+            while True:
+                b = os.read(r, 65536)
+                if not b:
+                    break
+                chunks.append(b)
+            os.close(r)
+            _, status = os.waitpid(pid, 0)
+            text = b"".join(chunks)
+            return json.loads(text) if status == 0 and text else None
+        def symbols(img):
+            found = in_child(lambda: [[r.format.name, bytes(r.bytes).hex()] for r in zxingcpp.read_barcodes(img) if r.valid])
+            if found is None:
+                found = in_child(lambda: [[r.format.name, bytes(r.bytes).hex()] for r in [zxingcpp.read_barcode(img)] if r and r.valid])
+            if found is None:
+                return [["CRASH (zxing-cpp aborted)", ""]]
+            unique = []
+            for f in found:
+                if f not in unique:
+                    unique.append(f)
+            return unique
+        def aimed(img):
+            # The whole picture, then the way a scanner is aimed at the symbol: zxing-cpp 1.4's
+            # Aztec detector (ZXing's) starts from the centre of the image and gives up unless the
+            # bullseye is near it, so square windows (the full width, then 3/4 of it) slide over
+            # the card in steps of 1/64 of its width until one is centred on the symbol.
+            yield img
+            W, H = img.size
+            step = max(2, W // 64)
+            for side in (W, (W * 3) // 4):
+                if side > H:
+                    continue
+                xs = [W // 2] if side == W else range(side // 2, W - side // 2 + 1, step * 4)
+                for cy in range(side // 2, H - side // 2 + 1, step):
+                    for cx in xs:
+                        yield img.crop((cx - side // 2, cy - side // 2, cx - side // 2 + side, cy - side // 2 + side))
+        out = []
+        for path in json.load(open(sys.argv[1])):
+            try:
+                img = terminal(path) if path.endswith(".term") else page(path) if path.endswith(".pgm") else Image.open(path).convert("L")
+            except Exception as e:
+                out.append([["ERROR " + str(e)[:200], ""]])
+                continue
+            found = []
+            for window in aimed(img):
+                found = symbols(window)
+                if found:
+                    break
+            out.append(found)
+        json.dump(out, sys.stdout)
+        """
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pc-dec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let list = dir.appendingPathComponent("jobs.json")
+        try JSONSerialization.data(withJSONObject: paths).write(to: list)
+        let r = try python(["-c", script, list.path])
+        guard r.status == 0, let parsed = try JSONSerialization.jsonObject(with: Data(r.output)) as? [[[String]]] else {
+            XCTFail("decoder failed: \(r.stderr)")
+            return []
+        }
+        return parsed.map { symbols in symbols.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil } }
+    }
 }

@@ -17,6 +17,9 @@ package struct Config: Sendable, Equatable {
     package var limits: Limits = .default
     /// `[filter]` behaviour.
     package var filter: FilterSettings = .init()
+    /// `[milter] library-map`: each recipient's library, as a path template with `%{local}` and
+    /// `%{domain}` (`passconduit milter`); nil = no per-recipient libraries.
+    package var milterLibraryMap: String?
 
     package init() {}
 
@@ -120,6 +123,12 @@ package struct Config: Sendable, Equatable {
                     case "deadline-seconds": config.limits.filterDeadlineSeconds = try reader.seconds(item, path)
                     default: throw reader.unknown(path)
                     }
+                }
+            case "milter":
+                for (sub, item) in try reader.table(value, [key]) {
+                    guard sub == "library-map" || sub == "library_map" else { throw reader.unknown([key, sub]) }
+                    let template = try reader.string(item, [key, sub])
+                    config.milterLibraryMap = template.isEmpty ? nil : template
                 }
             default:
                 throw reader.unknown([key])

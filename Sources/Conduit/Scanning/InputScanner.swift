@@ -13,10 +13,10 @@ package struct InputScanner: Sendable {
     /// still reported in input order. `workerCount()` by default.
     package var workers: Int
 
-    /// How many messages (and bytes of mbox messages) are read ahead for the workers at most:
-    /// memory stays bounded by this plus one message per worker.
+    /// How many messages (and bytes of mbox messages) one batch holds at most. Two batches are
+    /// in memory at once (one being scanned, the next being read), plus one message per worker.
     static let batchMessages = 64
-    static let batchBytes = 16 << 20
+    static let batchBytes = 8 << 20
 
     package init(scanner: PassScanner, workers: Int = InputScanner.workerCount()) {
         self.scanner = scanner
@@ -239,27 +239,37 @@ package struct InputScanner: Sendable {
             return
         }
         var done = false
-        while !done {
+        func readBatch() -> [Item] {
             var batch: [Item] = []
             var held = 0
-            while batch.count < Self.batchMessages && held < Self.batchBytes {
+            while !done && batch.count < Self.batchMessages && held < Self.batchBytes {
                 guard let item = next() else { done = true; break }
                 if case .message(let m) = item { held += m.bytes.count }
                 batch.append(item)
             }
-            if batch.isEmpty { break }
+            return batch
+        }
+        var batch = readBatch()
+        while !batch.isEmpty {
             let results = OutcomeSlots(count: batch.count)
             let items = batch
             let scanner = self
             // Items are handed out one at a time, so a slow message never holds up a whole share.
             let counter = AtomicCounter()
-            DispatchQueue.concurrentPerform(iterations: min(workers, items.count)) { _ in
-                while true {
-                    let i = counter.next()
-                    guard i < items.count else { return }
-                    results.set(i, scanner.process(items[i], input: input))
+            let group = DispatchGroup()
+            for _ in 0..<min(workers, items.count) {
+                DispatchQueue.global().async(group: group) {
+                    while true {
+                        let i = counter.next()
+                        guard i < items.count else { return }
+                        results.set(i, scanner.process(items[i], input: input))
+                    }
                 }
             }
+            // This thread reads the next batch (an mbox's separator search and copying out)
+            // while the workers scan this one, then reports this one in input order.
+            batch = readBatch()
+            group.wait()
             for i in 0..<items.count { report(results.get(i)) }
         }
     }

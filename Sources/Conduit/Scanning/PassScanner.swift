@@ -50,12 +50,20 @@ package struct PassScanner: Sendable {
         if message.defects.contains(where: { $0.code == .tooManyParts }) {
             unsearched("has more than \(limits.mime.maxParts) parts; the rest were not searched for passes")
         }
+        // Message-ID and Subject (RFC 2047 decoding) only once a part is worth reporting: most
+        // messages have none, and decoding them showed in the profile of a mailbox scan.
         var base = source
-        base.messageID = message.messageID
-        base.subject = message.subject
+        var described = false
+        func describe() {
+            guard !described else { return }
+            described = true
+            base.messageID = message.messageID
+            base.subject = message.subject
+        }
         var found: [FoundPass] = []
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
             if Self.isTNEF(part, in: message) {
+                describe()
                 var where_ = base
                 where_.part = part.path.isEmpty ? "1" : part.path
                 where_.filename = part.filename ?? Self.names(of: part).first
@@ -69,6 +77,7 @@ package struct PassScanner: Sendable {
                 continue
             }
             guard let candidate = candidate(part, in: message) else { continue }
+            describe()
             var where_ = base
             where_.part = part.path.isEmpty ? "1" : part.path
             where_.filename = part.filename ?? candidate.names.first
@@ -102,7 +111,7 @@ package struct PassScanner: Sendable {
     /// A TNEF part (`winmail.dat` from Outlook): by its type, its name, or its first bytes.
     package static func isTNEF(_ part: MIMEPart, in message: MIMEMessage) -> Bool {
         if Self.tnefTypes.contains(Detection.essence(of: part.contentType.mimeType)) { return true }
-        if Self.names(of: part).contains(where: { $0.lowercased().hasSuffix("winmail.dat") }) { return true }
+        if Self.names(of: part).contains(where: Self.endsWithWinmailDat) { return true }
         let raw = message.rawBody(of: part)
         switch part.transferEncoding {
         case .base64: return raw.drop(while: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }).starts(with: Self.tnefBase64)
@@ -112,6 +121,16 @@ package struct PassScanner: Sendable {
     }
 
     static let tnefTypes: Set<String> = ["application/ms-tnef", "application/vnd.ms-tnef"]
+
+    /// "…winmail.dat" in any case, on the UTF-8 bytes (no lowercased copy per named part).
+    static func endsWithWinmailDat(_ name: String) -> Bool {
+        let suffix = Self.winmailDat
+        let bytes = name.utf8
+        guard bytes.count >= suffix.count else { return false }
+        // ASCII letters fold with | 0x20; the dot must match exactly.
+        return zip(bytes.suffix(suffix.count), suffix).allSatisfy { $1 == 0x2E ? $0 == 0x2E : ($0 | 0x20) == $1 }
+    }
+    static let winmailDat = Array("winmail.dat".utf8)
     /// base64 of the TNEF signature 78 9F 3E 22 (its first 30 bits: "eJ8+I").
     static let tnefBase64 = Array("eJ8+I".utf8)
 

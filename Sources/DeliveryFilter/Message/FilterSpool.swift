@@ -21,6 +21,13 @@ package final class FilterSpool {
         self.memoryLimit = memoryLimit
     }
 
+    /// An empty spool that a caller fills piece by piece (`append`), as the milter does; a file
+    /// it spills to goes in `temporaryDirectory` (absolute) or `/tmp`.
+    package init(memoryLimit: Int, temporaryDirectory: String?) {
+        self.memoryLimit = memoryLimit
+        self.temporaryDirectory = temporaryDirectory
+    }
+
     deinit { if fileDescriptor >= 0 { close(fileDescriptor) } }
 
     /// Whether the message spilled to a temporary file.
@@ -63,7 +70,8 @@ package final class FilterSpool {
 
     private var temporaryDirectory: String? = nil
 
-    private func append(_ bytes: UnsafeRawBufferPointer) throws {
+    /// Adds `bytes` at the end: in memory while the total fits `memoryLimit`, else in the file.
+    package func append(_ bytes: UnsafeRawBufferPointer) throws {
         if fileDescriptor < 0 && memory.count + bytes.count <= memoryLimit {
             memory.append(contentsOf: bytes)
             byteCount += bytes.count

@@ -17,11 +17,15 @@ package struct FilterScanner: FilterPassScanning {
     let environment: [String: String]
     /// Opens the library (the executable's composition root decides which backend).
     let openLibrary: LibraryOpener
+    /// False: the passes are found and verified but no library is opened, asked or written
+    /// (a milter recipient without a library of their own gets headers only).
+    let opensLibrary: Bool
 
-    package init(options: FilterOptions, environment: [String: String], openLibrary: @escaping LibraryOpener) {
+    package init(options: FilterOptions, environment: [String: String], openLibrary: @escaping LibraryOpener, opensLibrary: Bool = true) {
         self.options = options
         self.environment = environment
         self.openLibrary = openLibrary
+        self.opensLibrary = opensLibrary
     }
 
     /// The same settings every command uses (ConduitSetup): shipped anchors + config + `--trust`,
@@ -39,8 +43,8 @@ package struct FilterScanner: FilterPassScanning {
         let setup = self.setup
         // A library that cannot be opened is an error: the message then passes unscanned (or 75
         // with --fail-closed, and the host retries) instead of silently losing its offer.
-        let library = try openLibrary(setup.libraryPath,
-                                      FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds))
+        let library = opensLibrary ? try openLibrary(setup.libraryPath,
+                                                     FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds)) : nil
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
         let found = scanner.scanMessage(message, source: PassSourceInfo(input: "-", message: 1))
@@ -65,7 +69,7 @@ package struct FilterScanner: FilterPassScanning {
 
     /// A superset of PassScanner's candidate test: a leaf part with a pass label (type or name),
     /// an encoded body that starts like a zip, or a TNEF winmail.dat. Anything PassScanner can find passes this.
-    static func mayCarryPass(_ message: MIMEMessage) -> Bool {
+    package static func mayCarryPass(_ message: MIMEMessage) -> Bool {
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
             if !Detection.labels(mimeType: part.contentType.mimeType, names: PassScanner.names(of: part)).reasons.isEmpty { return true }
             if PassScanner.startsLikeZip(part, in: message) { return true }

@@ -86,6 +86,12 @@ package struct FilterLog: Sendable {
         return parts.joined(separator: " ")
     }
 
+    /// `2026-11-21T12:00:00Z pid=1 ` + `text`: a line that is not about one message (a daemon's
+    /// start, stop, reload), in the same shape as the message lines.
+    package static func timestampedLine(_ text: String) -> String {
+        "\(timestamp()) pid=\(getpid()) \(text)"
+    }
+
     static func printable(_ s: String) -> String {
         String(String.UnicodeScalarView(s.unicodeScalars.prefix(300).map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" ? $0 : "?" }))
     }

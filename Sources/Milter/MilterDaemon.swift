@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DeliveryFilter
+import Dispatch
+
+/// `passconduit milter` as a process: listen, serve until SIGTERM or SIGINT (then finish the open
+/// sessions' messages, at most `graceSeconds`), reload settings on SIGHUP.
+package enum MilterDaemon {
+    /// Runs until stopped; returns the exit status (0, or 75 when the address cannot be bound).
+    /// `reload` re-reads the configuration; nil keeps the old settings (a broken file is logged).
+    package static func run(address: MilterAddress, settings: MilterSettings, graceSeconds: Double = 30,
+                            ready: @Sendable (MilterServer) -> Void = { _ in },
+                            reload: @escaping @Sendable () -> Result<MilterSettings, FilterError>) -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
+        let server = MilterServer(settings: settings)
+        do {
+            try server.start(listening: address)
+        } catch {
+            server.log("cannot listen on \(address): \(error)")
+            writeError("passconduit milter: cannot listen on \(address): \(error)\n")
+            server.shutdown()
+            return 75
+        }
+        ready(server)
+        var sources: [DispatchSourceSignal] = []
+        let queue = DispatchQueue(label: "passconduit.milter.signals")
+        for s in [SIGTERM, SIGINT] {
+            signal(s, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: s, queue: queue)
+            source.setEventHandler { server.stop(graceSeconds: graceSeconds) }
+            source.resume()
+            sources.append(source)
+        }
+        signal(SIGHUP, SIG_IGN)
+        let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
+        hup.setEventHandler {
+            switch reload() {
+            case .success(let settings): server.reload(settings)
+            case .failure(let problem): server.log("reload failed, keeping the old settings: \(problem)")
+            }
+        }
+        hup.resume()
+        sources.append(hup)
+        server.wait()
+        if case .unix(let path) = address { _ = unlink(path) }
+        server.log("stopped")
+        server.shutdown()
+        for source in sources { source.cancel() }
+        return 0
+    }
+
+    private static func writeError(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DeliveryFilter
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The daemon: accepts MTA connections (one `MilterHandler` each, up to `maxSessions`), runs the
+/// scans on a few threads of their own, logs one line per message, reloads its settings on
+/// request, and stops gently: no new sessions, idle ones closed, busy ones closed after the
+/// message they are handling.
+package final class MilterServer: Sendable {
+    private let state: NIOLockedValueBox<State>
+    let group: MultiThreadedEventLoopGroup
+    let scanPool: NIOThreadPool
+    private let stopped: EventLoopPromise<Void>
+
+    private struct State {
+        var settings: MilterSettings
+        /// The scan workers for `settings`; replaced on reload (the old pool's workers end when
+        /// their last scan does and the pool is released).
+        var workers: ScanWorkerPool
+        var log: FilterLog
+        var listener: Channel?
+        var sessions: [Int: Channel] = [:]
+        var nextID = 1
+        var draining = false
+        var boundAddress: SocketAddress?
+    }
+
+    package init(settings: MilterSettings, eventLoopThreads: Int = 1) {
+        var log = FilterLog(destination: settings.filter.log, environment: settings.environment)
+        log.path = FilterEnvironment.stateDirectory(settings.environment).map { $0 + "/milter.log" }
+        log.verbose = settings.filter.verbose
+        state = NIOLockedValueBox(State(settings: settings, workers: Self.workers(for: settings), log: log))
+        group = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopThreads)
+        scanPool = NIOThreadPool(numberOfThreads: max(1, settings.scanThreads))
+        scanPool.start()
+        stopped = group.next().makePromise()
+    }
+
+    package var settings: MilterSettings { state.withLockedValue { $0.settings } }
+
+    /// The settings and the scan workers a message's scan uses, taken together.
+    var current: (settings: MilterSettings, workers: ScanWorkerPool) {
+        state.withLockedValue { ($0.settings, $0.workers) }
+    }
+
+    private static func workers(for settings: MilterSettings) -> ScanWorkerPool {
+        ScanWorkerPool(command: settings.worker, maxIdle: max(1, settings.scanThreads))
+    }
+
+    /// New settings for the next messages (SIGHUP). Sessions keep their negotiated limits.
+    package func reload(_ settings: MilterSettings) {
+        let old = state.withLockedValue { s -> ScanWorkerPool in
+            let old = s.workers
+            s.settings = settings
+            s.workers = Self.workers(for: settings)
+            s.log.destination = settings.filter.log
+            s.log.verbose = settings.filter.verbose
+            return old
+        }
+        old.shutdown()   // its idle workers end now; busy ones when their scan is done and the pool is freed
+        log("reloaded settings")
+    }
+
+    /// The port actually bound (for `inet:0@…`).
+    package var port: Int? { state.withLockedValue { $0.boundAddress?.port } }
+
+    /// Binds and starts accepting. Throws when the address cannot be bound.
+    package func start(listening address: MilterAddress) throws {
+        let server = self
+        let timeout = settings.sessionTimeoutSeconds
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard let id = server.admit(channel) else {
+                        channel.close(promise: nil)
+                        return
+                    }
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(Int64(timeout * 1e9))))
+                    try sync.addHandler(ByteToMessageHandler(MilterPacketDecoder()))
+                    try sync.addHandler(MilterHandler(server: server, id: id))
+                }
+            }
+        let channel: Channel
+        switch address {
+        case .unix(let path):
+            Self.removeStaleSocket(path)
+            channel = try bootstrap.bind(unixDomainSocketPath: path).wait()
+            _ = chmod(path, 0o660)
+        case .inet(let host, let port):
+            channel = try bootstrap.bind(host: host, port: port).wait()
+        }
+        state.withLockedValue { $0.listener = channel; $0.boundAddress = channel.localAddress }
+        log("listening on \(address)")
+    }
+
+    /// Blocks until `stop` has finished.
+    package func wait() {
+        try? stopped.futureResult.wait()
+    }
+
+    /// Stops accepting, closes idle sessions, lets busy ones finish their message, and after
+    /// `graceSeconds` closes whatever is left.
+    package func stop(graceSeconds: Double) {
+        let (listener, sessions) = state.withLockedValue { s -> (Channel?, [Channel]) in
+            guard !s.draining else { return (nil, []) }
+            s.draining = true
+            return (s.listener, Array(s.sessions.values))
+        }
+        guard let listener else { return }
+        log("stopping: \(sessions.count) open session(s)")
+        let promise = stopped
+        listener.close().whenComplete { _ in
+            for channel in sessions { channel.pipeline.fireUserInboundEventTriggered(MilterHandler.Drain()) }
+            self.closeWhenDone(by: NIODeadline.now() + .nanoseconds(Int64(graceSeconds * 1e9)), promise: promise)
+        }
+    }
+
+    /// Polls until every session has ended or `deadline` passed, then closes what is left.
+    private func closeWhenDone(by deadline: NIODeadline, promise: EventLoopPromise<Void>) {
+        let left = state.withLockedValue { Array($0.sessions.values) }
+        if left.isEmpty || NIODeadline.now() >= deadline {
+            for channel in left { channel.close(promise: nil) }
+            promise.succeed(())
+            return
+        }
+        group.next().scheduleTask(in: .milliseconds(50)) { self.closeWhenDone(by: deadline, promise: promise) }
+    }
+
+    /// Frees the threads after `wait`.
+    package func shutdown() {
+        try? scanPool.syncShutdownGracefully()
+        state.withLockedValue { $0.workers }.shutdown()
+        try? group.syncShutdownGracefully()
+    }
+
+    // MARK: - Sessions and the log
+
+    private func admit(_ channel: Channel) -> Int? {
+        state.withLockedValue { s in
+            guard !s.draining, s.sessions.count < s.settings.maxSessions else { return nil }
+            let id = s.nextID
+            s.nextID += 1
+            s.sessions[id] = channel
+            return id
+        }
+    }
+
+    func sessionEnded(_ id: Int) {
+        state.withLockedValue { _ = $0.sessions.removeValue(forKey: id) }
+    }
+
+    package var openSessions: Int { state.withLockedValue { $0.sessions.count } }
+
+    /// The message's one log line: the filter's line plus recipients and libraries.
+    func record(_ verdict: MilterVerdict, session: Int) {
+        var line = FilterLog.line(for: verdict.plan, elapsed: verdict.elapsed, wroteOutput: true,
+                                  verbose: settings.filter.verbose)
+        line += " session=\(session) rcpts=\(verdict.recipients) libraries=\(verdict.libraries)"
+        log(line, stamped: true)
+    }
+
+    func log(_ line: String, stamped: Bool = false) {
+        let log = state.withLockedValue { $0.log }
+        log.record(stamped ? line : FilterLog.timestampedLine(line))
+    }
+
+    private static func removeStaleSocket(_ path: String) {
+        var st = stat()
+        if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK { _ = unlink(path) }
+    }
+}
