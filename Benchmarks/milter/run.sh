@@ -15,8 +15,8 @@ root=$(pwd)
 COUNT=${COUNT:-10000}
 PASS_EVERY=${PASS_EVERY:-100}
 SESSIONS=${SESSIONS:-20}
-[ "${SKIP_BUILD:-0}" = 1 ] || swift build -c release --product passconduit >&2
-bin="$root/.build/release/passconduit"
+[ "${SKIP_BUILD:-0}" = 1 ] || swift build -c release --scratch-path .build-release --product passconduit >&2
+bin="$root/.build-release/release/passconduit"
 work=$(mktemp -d /tmp/pc-milter-bench-XXXXXX)
 chmod 755 "$work"
 cleanup() {

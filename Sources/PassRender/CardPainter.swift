@@ -52,11 +52,13 @@ final class CardPainter {
 
     /// Whole device pixels per module; 2-D codes get up to 200 pt, linear ones at least 1 pt per
     /// module (the card widens rather than squeezing bars below what phones and lasers resolve).
+    /// `s` (device pixels per point) need not be whole — PDF counts printer dots, 2.36 per card
+    /// point — so the 1-point minimum is rounded up to whole pixels too.
     static func barcodeGeometry(_ barcode: CardBarcode?, pixelsPerPoint s: Double) -> BarcodeGeometry? {
         guard let barcode, case .modules(let m) = barcode.content, m.width > 0, m.height > 0 else { return nil }
         let available = cardWidth - 2 * padding - 16
         if m.isLinear {
-            let px = max(s, ((available * s) / Double(m.outerWidth)).rounded(.down))
+            let px = max(s.rounded(.up), ((available * s) / Double(m.outerWidth)).rounded(.down))
             let module = px / s
             let barHeight = max(60.0, (Double(m.outerWidth) * module * 0.15).rounded())
             let rowHeight = ((barHeight / Double(m.height)) * s).rounded(.up) / s
@@ -64,7 +66,7 @@ final class CardPainter {
                                    outerHeight: Double(m.height) * rowHeight + 2 * Double(m.quietY) * module)
         }
         let target = min(available, m.outerWidth > 100 ? available : 160)
-        let px = max(s, ((target * s) / Double(max(m.outerWidth, m.outerHeight))).rounded(.down))
+        let px = max(s.rounded(.up), ((target * s) / Double(max(m.outerWidth, m.outerHeight))).rounded(.down))
         let module = px / s
         return BarcodeGeometry(module: module, moduleHeight: module, outerWidth: Double(m.outerWidth) * module,
                                outerHeight: Double(m.outerHeight) * module)

@@ -170,6 +170,7 @@ final class PostfixInstance {
             smtputf8_enable = no
             biff = no
             local_header_rewrite_clients =
+            recipient_delimiter = +
             message_size_limit = 52428800
             virtual_mailbox_limit = 0
             virtual_mailbox_domains = example.org example.net
@@ -235,6 +236,46 @@ final class PostfixInstance {
     func waitForDeliveries(_ recipient: String, count: Int, seconds: Double = 60) -> [URL] {
         _ = MilterKit.waitUntil(seconds) { delivered(recipient).count >= count }
         return delivered(recipient)
+    }
+
+    /// Sends every file in `messages` through `port`, to `local+N@domain` for the N-th (Python's
+    /// smtplib, one SMTP session); returns the numbers Postfix refused.
+    func sendAll(_ messages: [URL], local: String, domain: String, port: Int) throws -> [Int] {
+        let script = """
+            import json, smtplib, sys
+            port, local, domain = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+            paths = json.load(sys.stdin)
+            refused = []
+            s = smtplib.SMTP("127.0.0.1", port, timeout=120)
+            for i, p in enumerate(paths):
+                try:
+                    s.sendmail("sender@example.net", [f"{local}+{i}@{domain}"], open(p, "rb").read())
+                except smtplib.SMTPException:
+                    refused.append(i)
+                    s.rset()
+            s.quit()
+            print(json.dumps(refused))
+            """
+        let input = try JSONSerialization.data(withJSONObject: messages.map(\.path))
+        let r = try MilterKit.run("/usr/bin/python3", ["-c", script, "\(port)", local, domain], stdin: input)
+        guard r.status == 0, let line = r.output.split(separator: "\n").last,
+              let refused = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [Int] else {
+            throw NSError(domain: "PostfixInstance.sendAll", code: Int(r.status), userInfo: [NSLocalizedDescriptionKey: r.output])
+        }
+        return refused
+    }
+
+    /// `recipient`'s delivered messages by the number in their `X-Original-To: local+N@domain`.
+    func deliveredByNumber(_ recipient: String) throws -> [Int: URL] {
+        var out: [Int: URL] = [:]
+        for url in delivered(recipient) {
+            let head = String(decoding: try Data(contentsOf: url).prefix(4096), as: UTF8.self)
+            guard let line = head.split(separator: "\n").first(where: { $0.hasPrefix("X-Original-To: ") }),
+                  let plus = line.firstIndex(of: "+"), let at = line.firstIndex(of: "@"),
+                  let n = Int(line[line.index(after: plus)..<at]) else { continue }
+            out[n] = url
+        }
+        return out
     }
 
     var log: String { (try? String(contentsOfFile: root.appendingPathComponent("postfix.log").path, encoding: .utf8)) ?? "" }

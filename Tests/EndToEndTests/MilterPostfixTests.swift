@@ -118,4 +118,57 @@ final class MilterPostfixTests: XCTestCase {
         XCTAssertEqual(bodies.count, 1, "every body is the same, whole")
         XCTAssertGreaterThanOrEqual(bodies.first?.count ?? 0, 4000)
     }
+
+    /// The MIME corpus (shared/corpus/mime: messages from eleven parsers' test suites) with the
+    /// sample messages, each sent through both smtpd ports in one SMTP session per port: every
+    /// message Postfix takes arrives through the milter exactly as without it, apart from our fields.
+    func testTheMIMECorpusArrivesAsWithoutTheMilterApartFromOurHeaders() throws {
+        let (milter, postfix) = try start([])
+        let corpus = CorpusParallelScanTests.corpus
+        let index = try String(contentsOf: corpus.appendingPathComponent("index.tsv"), encoding: .utf8)
+        var files: [URL] = index.split(separator: "\n").dropFirst().compactMap { row in
+            let columns = row.split(separator: "\t", omittingEmptySubsequences: false)
+            return columns.count >= 3 && columns[2] == "message" ? corpus.appendingPathComponent(String(columns[0])) : nil
+        }
+        files += try FileManager.default.contentsOfDirectory(atPath: Run.sample("messages")).filter { $0.hasSuffix(".eml") }
+            .sorted().map { URL(fileURLWithPath: Run.sample("messages/\($0)")) }
+        XCTAssertGreaterThan(files.count, 200)
+        let refusedThrough = try postfix.sendAll(files, local: "alice", domain: "example.org", port: postfix.milterPort)
+        let refusedPlain = try postfix.sendAll(files, local: "bob", domain: "example.org", port: postfix.plainPort)
+        XCTAssertEqual(refusedThrough, refusedPlain, "the milter made Postfix refuse nothing more")
+        let expected = files.count - refusedPlain.count
+        _ = postfix.waitForDeliveries("alice@example.org", count: expected, seconds: 300)
+        _ = postfix.waitForDeliveries("bob@example.org", count: expected, seconds: 300)
+        let through = try postfix.deliveredByNumber("alice@example.org")
+        let plain = try postfix.deliveredByNumber("bob@example.org")
+        XCTAssertEqual(through.count, expected, postfix.log.suffix(2000).description)
+        XCTAssertEqual(plain.count, expected)
+        var withOurFields = 0
+        var compared = 0
+        for (n, url) in plain.sorted(by: { $0.key < $1.key }) {
+            guard let other = through[n] else { XCTFail("\(files[n].lastPathComponent) not delivered through the milter"); continue }
+            // A header block past 64 KiB is cut by Postfix itself (header_size_limit, line limits),
+            // and not at the same place in the two smtpd set-ups (seen: mimekit's stack-overflow.txt,
+            // a 135 KB To: field, kept to 102 KB without a milter and 60 KB with one, the milter
+            // answering only "continue"): such messages are not compared.
+            let original = [UInt8](try Data(contentsOf: files[n]))
+            let headerEnd = original.indices.first { i in original[i] == 10 && (original.dropFirst(i + 1).first == 10
+                || (original.dropFirst(i + 1).first == 13 && original.dropFirst(i + 2).first == 10)) } ?? original.count
+            if headerEnd > 64 << 10 { continue }
+            compared += 1
+            let a = try comparable(other), b = try comparable(url)
+            if a != b {
+                // Kept for a look: the two deliveries side by side.
+                try? FileManager.default.removeItem(atPath: "/tmp/pc-milter-mismatch-through")
+                try? FileManager.default.removeItem(atPath: "/tmp/pc-milter-mismatch-plain")
+                try? FileManager.default.copyItem(at: other, to: URL(fileURLWithPath: "/tmp/pc-milter-mismatch-through"))
+                try? FileManager.default.copyItem(at: url, to: URL(fileURLWithPath: "/tmp/pc-milter-mismatch-plain"))
+            }
+            XCTAssertTrue(a == b, "\(files[n].path) changed beyond our header fields (copies: /tmp/pc-milter-mismatch-*)")
+            if !DeliveredMessage.ownFields([UInt8](try Data(contentsOf: other))).isEmpty { withOurFields += 1 }
+        }
+        XCTAssertGreaterThan(withOurFields, 5, "the sample messages with passes got our fields")
+        XCTAssertGreaterThan(compared, expected - 5, "almost every message is compared")
+        XCTAssertEqual(milter.messageLines.count, files.count - refusedThrough.count)
+    }
 }

@@ -243,4 +243,55 @@ final class RenderDecodeTests: XCTestCase {
         XCTAssertEqual(none.status, 0, none.stderr)
         XCTAssertTrue(none.stdout.contains("This pass has no barcode."), none.stdout)
     }
+
+    /// Modules are exact equal squares where the output has a grid: in SVG whole CSS pixels (the
+    /// card is in px), in PDF whole printer dots on the page's 1/300-inch grid (0.24 pt), so any
+    /// 300/600/1200-dpi raster gets hard-edged modules of one size. Read from the files themselves.
+    func testVectorModulesAreWholePixelsInSVGAndWholeDotsInPDF() throws {
+        let script = #"""
+        import re, sys, zlib
+        kind, path, grid = sys.argv[1], sys.argv[2], float(sys.argv[3])
+        num = r"(-?\d+(?:\.\d+)?)"
+        if kind == "svg":
+            text = open(path, encoding="utf-8").read()
+            paths = re.findall(r'd="([^"]*)"', text)
+            rect = re.compile(r"M %s %s L %s %s L %s %s L %s %s Z" % ((num,) * 8))
+        else:
+            data = open(path, "rb").read()
+            paths = []
+            for m in re.finditer(rb"stream\r?\n(.*?)endstream", data, re.S):
+                try:
+                    paths.append(zlib.decompress(m.group(1)).decode("latin-1"))
+                except Exception:
+                    pass
+            rect = re.compile(r"%s %s m %s %s l %s %s l %s %s l h" % ((num,) * 8))
+        best = max((rect.findall(" ".join(p.split())) for p in paths), key=len)
+        boxes = []
+        for r in best:
+            xs, ys = [float(v) for v in r[0::2]], [float(v) for v in r[1::2]]
+            boxes.append((min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)))
+        # Coordinates are written to 3 decimals (PDF): 0.01 of a dot is the tolerance.
+        off = [v for b in boxes for v in b if abs(v / grid - round(v / grid)) > 0.02]
+        module = min(min(b[2] for b in boxes), min(b[3] for b in boxes))
+        module = max(1, round(module / grid)) * grid if abs(module / grid - round(module / grid)) <= 0.02 else module
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        uneven = [b for b in boxes if any(abs(v / module - round(v / module)) > 0.01 for v in (b[0] - x0, b[1] - y0, b[2], b[3]))]
+        print(len(boxes), round(module / grid, 3), len(off), len(uneven))
+        """#
+        for (file, format) in [("binary-aztec.pkpass", "svg"), ("aztec-large-binary.pkpass", "svg"), ("latin1-qr.pkpass", "pdf"),
+                               ("binary-aztec.pkpass", "pdf"), ("aztec-large-binary.pkpass", "pdf"), ("binary-pdf417.pkpass", "pdf")] {
+            let out = sandbox.dir.appendingPathComponent("\(file).\(format)").path
+            XCTAssertEqual(try sandbox.run("render", [Run.sample("barcode-passes/" + file), "--side", "front", "-o", out]).status, 0)
+            let r = try RenderKit.python(["-c", script, format, out, format == "svg" ? "1" : "0.24"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let f = r.text.split(separator: " ").map { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+            XCTAssertEqual(f.count, 4, r.text)
+            guard f.count == 4 else { continue }
+            XCTAssertGreaterThan(f[0], 50, "\(file) \(format): the barcode's rectangles were found")
+            XCTAssertEqual(f[1], f[1].rounded(), "\(file) \(format): a module is \(f[1]) grid units, not a whole number")
+            XCTAssertGreaterThanOrEqual(f[1], 1)
+            XCTAssertEqual(f[2], 0, "\(file) \(format): coordinates off the grid")
+            XCTAssertEqual(f[3], 0, "\(file) \(format): rectangles not whole modules from the symbol's corner")
+        }
+    }
 }

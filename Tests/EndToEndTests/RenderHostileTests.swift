@@ -223,4 +223,52 @@ final class RenderHostileTests: XCTestCase {
         let page = try String(contentsOf: URL(fileURLWithPath: log.path + ".html"), encoding: .utf8)
         XCTAssertTrue(page.contains("aria-label=\"front of the pass\"") && page.contains("aria-label=\"back of the pass\""))
     }
+
+    /// Peak memory (max RSS, KB) of one `passconduit render` run, measured by a fresh Python
+    /// parent (getrusage of its only child), so nothing else this test process started counts.
+    func peakKB(_ arguments: [String]) throws -> (status: Int32, kb: Int) {
+        let script = """
+        import json, resource, subprocess, sys
+        env = json.loads(sys.argv[1])
+        r = subprocess.run(sys.argv[2:], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        """
+        let env = String(decoding: try JSONSerialization.data(withJSONObject: sandbox.environment), as: UTF8.self)
+        let r = try RenderKit.python(["-c", script, env, Binary.url.path, "render"] + arguments)
+        let parts = r.text.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(parts.count, 2, r.stderr)
+        return (Int32(parts.first ?? -1), parts.last ?? Int.max)
+    }
+
+    /// Hostile passes (a 50 000 × 50 000 PNG, a decompression bomb within the header limits,
+    /// 10 000 fields with megabyte values, 5 000 combining marks, a 10 000-character barcode
+    /// message) render in bounded memory at the largest scale and as PDF: the limits act before
+    /// anything big is decoded or shaped. A plain sample pass is the yardstick.
+    func testHostilePassesRenderInBoundedMemory() throws {
+        let bomb = try RenderKit.png(width: 50_000, height: 50_000, dataRows: 1)
+        // 2000 × 2000 RGBA of one colour: about 16 MB decoded from a few kilobytes.
+        let dense = try RenderKit.png(width: 2000, height: 2000)
+        let mega = String(repeating: "Ab cD ", count: 180_000)
+        var fields: [[String: Any]] = []
+        for i in 0..<10_000 { fields.append(["key": "k\(i)", "label": "L\(i)", "value": "v\(i) " + String(repeating: "x", count: 100)]) }
+        let json = try RenderKit.passJSON(style: "eventTicket", fields: [
+            "headerFields": fields, "primaryFields": [["key": "p", "label": "Big", "value": mega]],
+            "secondaryFields": fields, "auxiliaryFields": [["key": "z", "label": "Z", "value": "Z" + String(repeating: "\u{0301}", count: 5000)]],
+            "backFields": [["key": "b", "label": "Terms", "value": mega]] + fields,
+        ], extra: ["barcodes": [["format": "PKBarcodeFormatQR", "message": String(repeating: "é", count: 10_000), "messageEncoding": "iso-8859-1"]]])
+        let hostile = try pass(["pass.json": json, "logo@3x.png": bomb, "background@3x.png": dense, "thumbnail@3x.png": dense,
+                                "strip.png": dense], name: "memory.pkpass")
+        let plain = try peakKB([Run.sample("passes/event-ticket.pkpass"), "--scale", "3", "-o", sandbox.dir.appendingPathComponent("p.png").path])
+        XCTAssertEqual(plain.status, 0)
+        for args in [["--scale", "3", "--side", "both", "-o", "h.png"], ["-o", "h.pdf"], ["-o", "h.html"]] {
+            var a = args
+            a[a.count - 1] = sandbox.dir.appendingPathComponent(a[a.count - 1]).path
+            let (status, kb) = try peakKB([hostile] + a)
+            XCTAssertEqual(status, 0, "\(args)")
+            // 256 MB: the capped back text at 3x is a 960 × 26 000-pixel surface (100 MB); a decoded
+            // bomb would be 10 GB, the three 2000 × 2000 images 48 MB.
+            XCTAssertLessThan(kb, 262_144, "\(args): \(kb) KB peak against \(plain.kb) KB for a plain pass")
+            print("RenderHostileTests: \(args.dropLast().joined(separator: " ")) \(a.last!.split(separator: ".").last!): peak \(kb / 1024) MB (plain pass at 3x: \(plain.kb / 1024) MB)")
+        }
+    }
 }
