@@ -61,16 +61,32 @@ int main (int argc, char **argv) {
 	GMimeStream *stream = g_mime_stream_fs_new (fd);
 	GMimeParser *parser = g_mime_parser_new_with_stream (stream);
 	g_mime_parser_set_format (parser, GMIME_FORMAT_MBOX);
-	size_t messages = 0;
+	size_t messages = 0, failed = 0;
 	while (!g_mime_parser_eos (parser)) {
+		gint64 before = g_mime_parser_tell (parser);
 		GMimeMessage *message = g_mime_parser_construct_message (parser, NULL);
-		if (!message) break;
+		if (!message) {
+			/* GMime gives up on some real messages (after the corpus's mimekit issue1189 ones it
+			 * reports the end of the stream); count them and go on, so the whole mbox is read. */
+			failed++;
+			gint64 at = g_mime_parser_tell (parser);
+			if (at >= st.st_size) break;
+			/* A new parser from where this one stopped (or just past where it started):
+			 * GMime's mbox mode skips to the next From_ line. */
+			if (at <= before) at = before + 1;
+			g_object_unref (parser);
+			g_mime_stream_seek (stream, at, GMIME_STREAM_SEEK_SET);
+			parser = g_mime_parser_new_with_stream (stream);
+			g_mime_parser_set_format (parser, GMIME_FORMAT_MBOX);
+			continue;
+		}
 		messages++;
 		g_mime_message_foreach (message, visit, NULL);
 		g_object_unref (message);
 	}
 	clock_gettime (CLOCK_MONOTONIC, &t1);
 	double seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (failed) fprintf (stderr, "GMime could not construct %zu message(s)\n", failed);
 	printf ("%s messages=%zu parts=%zu bytes=%lld decoded=%zu seconds=%.3f MB/s=%.1f (check %zu)\n", argv[1], messages, parts,
 	        (long long) st.st_size, decoded, seconds, st.st_size / 1e6 / seconds, touched % 7);
 	g_object_unref (parser);
