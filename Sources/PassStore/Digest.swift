@@ -30,7 +30,7 @@ package enum Digest {
     }
 
     /// True for exactly 64 lowercase hex digits.
-    static func isSHA256Hex(_ text: String) -> Bool {
+    package static func isSHA256Hex(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }
