@@ -115,6 +115,7 @@ let package = Package(
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
-        .testTarget(name: "EndToEndTests", dependencies: ["PassStore"], exclude: ["update-peer"]),
+        // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
+        .testTarget(name: "EndToEndTests", dependencies: ["PassStore", "PostgresTestKit"], exclude: ["update-peer"]),
     ]
 )

@@ -29,7 +29,7 @@ enum ScanWorkerCommand {
             do {
                 return .success(try scanner.scan(message: message))
             } catch {
-                return .failure(FilterError(.scanFailed, detail: String(describing: error)))
+                return .failure(FilterError.from(error))
             }
         }
         _exit(status)
