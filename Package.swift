@@ -33,11 +33,17 @@ let package = Package(
         // those ~40 libraries at every start; the first render or barcode dlopen()s them.
         .target(name: "CCairoLazy", dependencies: ["CCairo"]),
         .target(name: "CZintLazy", dependencies: ["CZint"]),
+        // The same for libcrypto, libzip, libmagic and SQLite: most mail has no pass, and the
+        // filter then needs none of them.
+        .target(name: "CCryptoLazy", dependencies: ["COpenSSL"]),
+        .target(name: "CZipLazy", dependencies: ["CZip"]),
+        .target(name: "CMagicLazy", dependencies: ["CMagic"]),
+        .target(name: "CSQLiteLazy"),
 
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
-        .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip"]),
+        .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip", "CCryptoLazy", "CZipLazy"]),
         // Pass dates as RFC 5545 calendar events (the `calendar` command).
         .target(name: "PassCalendar", dependencies: ["WalletPass"]),
         // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
@@ -48,7 +54,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The local pass library on SQLite (GRDB).
-        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL"]),
+        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL", "CSQLiteLazy"]),
         // PassKit web-service client: moves bytes, never verifies, never writes the library.
         .target(name: "PassUpdate", dependencies: [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -58,7 +64,7 @@ let package = Package(
         ]),
         // Detection, scanning pipeline, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic",
+            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CMagicLazy",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
