@@ -68,7 +68,9 @@ package final class UpdateRun: Sendable {
             if state.sha256 != pass.sha256 || states[pass.id] == nil {
                 // A version this client has not read yet (added, or replaced by mail): its
                 // web-service keys come from its pass.json; old validators do not apply to it.
-                let info = (try? await library.export(pass.id)).flatMap(opener.webService(of:))
+                // A library that cannot hand the bytes over (busy, damaged) fails the run: taken
+                // for "no web service", the pass would be saved as one and never checked again.
+                let info = opener.webService(of: try await library.export(pass.id))
                 state = WebServiceState(id: pass.id, sha256: pass.sha256, webServiceURL: info?.webServiceURL,
                                         authenticationToken: info?.authenticationToken,
                                         checkedAt: states[pass.id]?.checkedAt, outcome: states[pass.id]?.outcome,

@@ -31,14 +31,14 @@ package struct FilterLibraryEffects: Sendable {
     /// Applies the policy to one found pass and says what happened. `state` is the library's
     /// view before this message (nil when there is no library).
     /// Synchronous, as the scan is: the library work runs as a task the scanning thread waits for.
-    package func apply(status: String, state: LibraryState?, record: PassRecord?, library: (any PassLibraryBackend)?) -> FilterAction {
+    /// A write the library could not do (busy past every retry, damaged, full) is thrown, never
+    /// turned into a quiet "nothing": the scan then fails with the library's reason, so the
+    /// message passes unchanged and the log says why (or 75 with --fail-closed, and the host
+    /// retries) instead of the offer being lost.
+    package func apply(status: String, state: LibraryState?, record: PassRecord?, library: (any PassLibraryBackend)?) throws -> FilterAction {
         guard status == "valid", let record, let library, let state else { return .none }
         let policy = self
-        do {
-            return try Blocking.run { try await policy.apply(state: state, record: record, library: library) }
-        } catch {
-            return .failed
-        }
+        return try Blocking.run { try await policy.apply(state: state, record: record, library: library) }
     }
 
     func apply(state: LibraryState, record: PassRecord, library: any PassLibraryBackend) async throws -> FilterAction {
@@ -69,6 +69,4 @@ package enum FilterAction: String, Sendable, Equatable {
     case offered
     /// A newer version of a pass in the library replaced it.
     case updated
-    /// A library write was attempted and failed; the message still passes.
-    case failed
 }
