@@ -1,11 +1,13 @@
+import Conduit
 import Foundation
 import PassStore
+import WalletPass
 
-/// What the delivery filter may do to the library (PassKit's rules, DESIGN.md): a new valid pass
-/// becomes an offer awaiting consent; a valid newer version of a pass already in the library —
-/// same passTypeIdentifier and serialNumber, same team — replaces it (with updates switched off,
-/// or from another team, it is offered like a new pass instead). Nothing else: never an add,
-/// never a remove, never an untrusted or invalid pass.
+/// What the delivery filter does in the library: the one intake policy (`Intake`, origin
+/// `.filter`) decides — a new valid pass becomes an offer awaiting consent; a valid newer version
+/// of a pass already in the library from the same team replaces it (with updates switched off,
+/// or from another team, it is offered like a new pass instead); nothing else, never an add,
+/// never a remove, never an untrusted or invalid pass — and this does the library work.
 package struct FilterLibraryEffects: Sendable {
     package var stageOffers: Bool
     package var applyUpdates: Bool
@@ -18,6 +20,8 @@ package struct FilterLibraryEffects: Sendable {
     package init(options: FilterOptions) {
         self.init(stageOffers: options.stageOffers, applyUpdates: options.applyUpdates)
     }
+
+    var intake: Intake { Intake(.filter(stageOffers: stageOffers, applyUpdates: applyUpdates)) }
 
     /// Library options for a filter run: lock waits bounded well inside the filter's deadline, so
     /// a library held by another process costs the scan, never the message.
@@ -35,27 +39,26 @@ package struct FilterLibraryEffects: Sendable {
     /// turned into a quiet "nothing": the scan then fails with the library's reason, so the
     /// message passes unchanged and the log says why (or 75 with --fail-closed, and the host
     /// retries) instead of the offer being lost.
-    package func apply(status: String, state: LibraryState?, record: PassRecord?, library: (any PassLibraryBackend)?) throws -> FilterAction {
-        guard status == "valid", let record, let library, let state else { return .none }
+    package func apply(status: PassStatus, state: LibraryState?, record: PassRecord?, library: (any PassLibraryBackend)?) throws -> FilterAction {
+        let arrival = Intake.Arrival(status: status, record: record)
+        guard let library, let state else { return .none }   // no library: nothing to do
         let policy = self
-        return try Blocking.run { try await policy.apply(state: state, record: record, library: library) }
+        return try Blocking.run { try await policy.apply(arrival, state: state, library: library) }
     }
 
-    func apply(state: LibraryState, record: PassRecord, library: any PassLibraryBackend) async throws -> FilterAction {
-        switch state {
-        case .new:
-            guard stageOffers else { return .none }
-            _ = try await library.stageOffer(record)
+    func apply(_ arrival: Intake.Arrival, state: LibraryState, library: any PassLibraryBackend) async throws -> FilterAction {
+        // The team check needs the stored version; it is read only when an update could apply.
+        var stored: StoredPass?
+        if state == .update, applyUpdates, let record = arrival.record { stored = try await library.pass(record.id) }
+        switch intake.decide(arrival, state: state, stored: stored) {
+        case .offer:
+            _ = try await library.stageOffer(arrival.record!)
             return .offered
-        case .update:
-            if applyUpdates, let stored = try await library.pass(record.id), stored.teamIdentifier == record.teamIdentifier {
-                try await library.replace(with: record)
-                return .updated
-            }
-            guard stageOffers else { return .none }
-            _ = try await library.stageOffer(record)
-            return .offered
-        case .contained, .stale:
+        case .replace:
+            try await library.replace(with: arrival.record!)
+            return .updated
+        case .nothing, .add, .refuse:
+            // The filter never adds and never refuses aloud: what it leaves is the user's to add.
             return .none
         }
     }

@@ -59,7 +59,7 @@ package struct FilterScanner: FilterPassScanning {
             let status = f.verdict.status.rawValue
             let action: FilterAction
             do {
-                action = try effects.apply(status: status, state: f.library, record: f.record, library: library)
+                action = try effects.apply(status: f.verdict.status, state: f.library, record: f.record, library: library)
             } catch {
                 // The same rule for a write: an offer or update the library could not take fails
                 // the scan with the library's reason, rather than passing as "nothing to do".
