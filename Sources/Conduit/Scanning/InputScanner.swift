@@ -70,12 +70,11 @@ package struct InputScanner: Sendable {
         }
         // Each worker reads its own files: opening and reading are a good part of a Maildir's cost.
         let limits = scanner.limits.mime
-        let paths = reader.paths
         var next = 0
         run(input: path, emit: emit) {
-            guard next < paths.count else { return nil }
+            guard next < reader.count else { return nil }
             next += 1
-            return .file(path: paths[next - 1], index: next, limits: limits)
+            return .file(path: reader.path(at: next - 1), index: next, limits: limits)
         }
         for folder in subfolders ? Self.maildirPlusPlusFolders(of: path) : [] {
             scanMaildir(folder, subfolders: false, emit: emit)
