@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# Delivery-filter benchmark (issue 6): whole-process latency of the static release build of
-# `passconduit filter` on a 100 KB message with one pass and one without, beside `cat` (the floor)
-# and ripmime (a C MIME unpacker) on the same message; then peak RSS on a 1 GB message.
-# Targets: <= 5 ms median, <= 2x ripmime, <= 64 MB peak RSS.
+# Delivery-filter start-up benchmark (issues 6 and 14): whole-process latency of the static release
+# build: `passconduit --version`, and `passconduit filter` on a 100 KB message with one pass and one
+# without, beside `cat` (the floor), ripmime (a C MIME unpacker) on the same message and static
+# Swift programs (hello world; Foundation's DateFormatter), all in one hyperfine run, printed as one
+# table; then peak RSS on a 1 GB message.
+# Targets (issue 14, medians): filter without a pass <= 3 ms, with one pass <= 6 ms, --version <= 3 ms;
+# <= 64 MB peak RSS.
 #
 #   Benchmarks/filter/run.sh            (builds .build-static first; CPU-heavy, run it alone)
 #   SKIP_BUILD=1 Benchmarks/filter/run.sh
+#   SKIP_BUILD=1 SKIP_RSS=1 RUNS=100 Benchmarks/filter/run.sh   (the table only)
 # Needs hyperfine and ripmime (apt-get install hyperfine ripmime). Results go to stdout and
 # Benchmarks/data/filter-*.json (ignored by git).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-for tool in hyperfine ripmime python3 /usr/bin/time; do
+for tool in hyperfine ripmime python3 swiftc /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is required" >&2; exit 69; }
 done
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
@@ -50,30 +54,53 @@ filter="$bin filter --log none --library $work/library.sqlite --trust $root/Samp
 "$bin" filter --library "$work/library.sqlite" --trust "$root/Samples/ca/trust" < "$work/with-pass.eml" > "$work/filtered.eml"
 grep -a -m 3 '^X-Passconduit' "$work/filtered.eml"
 
-# hyperfine 1.15 has no --input, so every command runs as `sh -c '... < file'` (-N: no extra
-# shell of hyperfine's own); the `sh -c :` row is that shell alone and is subtracted below.
-for m in with-pass no-pass; do
-  mkdir -p "$work/rip"
-  hyperfine -N --warmup 20 --min-runs 200 --export-json "Benchmarks/data/filter-$m.json" \
-    -n shell "sh -c :" \
-    -n cat "sh -c 'cat < $work/$m.eml > /dev/null'" \
-    -n ripmime "sh -c 'ripmime -i $work/$m.eml -d $work/rip --overwrite > /dev/null'" \
-    -n passconduit "sh -c '$filter < $work/$m.eml > /dev/null'"
-  python3 - "Benchmarks/data/filter-$m.json" "$m" <<'PY'
+# Two static Swift programs for scale: hello world, and one that formats a date with
+# Foundation's DateFormatter (the floor for a program that loads Foundation and ICU).
+printf 'print("hello")\n' > "$work/hello.swift"
+printf 'import Foundation\nlet f = DateFormatter()\nf.dateFormat = "yyyy-MM-dd"\nprint(f.string(from: Date(timeIntervalSince1970: 0)))\n' > "$work/datefmt.swift"
+swiftc -O -static-stdlib "$work/hello.swift" -o "$work/hello" 2>/dev/null
+swiftc -O -static-stdlib "$work/datefmt.swift" -o "$work/datefmt" 2>/dev/null
+
+# One hyperfine run for the whole table. hyperfine 1.15 has no --input, so every command that
+# reads the message runs as `sh -c '... < file'` (-N: no extra shell of hyperfine's own); the
+# `sh -c :` row is that shell alone and is subtracted from those rows.
+mkdir -p "$work/rip"
+hyperfine -N --warmup 20 --min-runs "${RUNS:-300}" --export-json Benchmarks/data/filter-startup.json \
+  -n shell "sh -c :" \
+  -n "cat, no pass" "sh -c 'cat < $work/no-pass.eml > /dev/null'" \
+  -n "cat, one pass" "sh -c 'cat < $work/with-pass.eml > /dev/null'" \
+  -n "ripmime, no pass" "sh -c 'ripmime -i $work/no-pass.eml -d $work/rip --overwrite > /dev/null'" \
+  -n "ripmime, one pass" "sh -c 'ripmime -i $work/with-pass.eml -d $work/rip --overwrite > /dev/null'" \
+  -n "static Swift hello world" "$work/hello" \
+  -n "static Swift DateFormatter" "$work/datefmt" \
+  -n "passconduit --version" "$bin --version" \
+  -n "passconduit filter, no pass" "sh -c '$filter < $work/no-pass.eml > /dev/null'" \
+  -n "passconduit filter, one pass" "sh -c '$filter < $work/with-pass.eml > /dev/null'" > "$work/hyperfine.txt"
+python3 - Benchmarks/data/filter-startup.json <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-med = {k: v["median"] * 1000 for k, v in r.items()}
-net = {k: max(med[k] - med["shell"], 0.001) for k in ("cat", "ripmime", "passconduit")}
-print(f"{sys.argv[2]}: wall median ms (sh -c wrapper {med['shell']:.2f} ms subtracted)  cat {net['cat']:.2f}  ripmime {net['ripmime']:.2f}"
-      f"  passconduit {net['passconduit']:.2f}  -> passconduit/ripmime {net['passconduit']/net['ripmime']:.2f}x")
-# CPU time (user + system, means) is far less disturbed by other load on a shared machine.
-cpu = {k: (v["user"] + v["system"]) * 1000 for k, v in r.items()}
-netc = {k: max(cpu[k] - cpu["shell"], 0.001) for k in ("cat", "ripmime", "passconduit")}
-print(f"{sys.argv[2]}: CPU ms (user+sys, wrapper {cpu['shell']:.2f} ms subtracted)  cat {netc['cat']:.2f}  ripmime {netc['ripmime']:.2f}"
-      f"  passconduit {netc['passconduit']:.2f}  -> passconduit/ripmime {netc['passconduit']/netc['ripmime']:.2f}x")
+shell_wall = r["shell"]["median"] * 1000
+shell_cpu = (r["shell"]["user"] + r["shell"]["system"]) * 1000
+targets = {"passconduit --version": 3, "passconduit filter, no pass": 3, "passconduit filter, one pass": 6}
+peers = {"passconduit filter, no pass": "ripmime, no pass", "passconduit filter, one pass": "ripmime, one pass"}
+def net(name):
+    wrapped = not name.startswith(("static", "passconduit --version"))
+    x = r[name]
+    wall = x["median"] * 1000 - (shell_wall if wrapped else 0)
+    cpu = (x["user"] + x["system"]) * 1000 - (shell_cpu if wrapped else 0)
+    return max(wall, 0.001), max(cpu, 0.001)
+hello = net("static Swift hello world")[0]
+print(f"sh -c wrapper: {shell_wall:.2f} ms wall median, {shell_cpu:.2f} ms CPU (subtracted from the rows that read a message)")
+print("| command | wall median ms | CPU ms (user+sys, mean) | / hello world | / ripmime | target |")
+print("|---|---|---|---|---|---|")
+for name in [k for k in r if k != "shell"]:
+    wall, cpu = net(name)
+    peer = f"{wall / net(peers[name])[0]:.2f}x" if name in peers else ""
+    target = f"<= {targets[name]} ms {'met' if wall <= targets[name] else 'NOT met'}" if name in targets else ""
+    print(f"| {name} | {wall:.2f} | {cpu:.2f} | {wall / hello:.2f}x | {peer} | {target} |")
 PY
-done
 
+[ "${SKIP_RSS:-0}" = 1 ] && exit 0
 # Peak RSS on a 1 GB message (larger than the scan cap: spooled and passed through).
 python3 - "$work/huge.eml" <<'PY'
 import sys

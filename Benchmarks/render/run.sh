@@ -4,8 +4,8 @@
 # event ticket (QR, strip image), beside `zint` drawing the same barcode alone to a PNG (the floor
 # for the barcode part); then peak RSS. Targets: <= 40 ms per pass whole process, <= 64 MB peak RSS.
 #
-#   Benchmarks/render/run.sh            (builds the release binary first; CPU-heavy, run it alone)
-#   SKIP_BUILD=1 Benchmarks/render/run.sh
+#   Benchmarks/render/run.sh            (builds the release binary as installed first: make build)
+#   BIN=path/to/passconduit Benchmarks/render/run.sh   (measure that binary, no build)
 # Needs hyperfine and zint (apt-get install hyperfine zint). Results go to stdout and
 # Benchmarks/data/render-*.json (ignored by git).
 set -euo pipefail
@@ -14,10 +14,13 @@ root=$(pwd)
 for tool in hyperfine zint python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is required" >&2; exit 69; }
 done
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  swift build -c release --product passconduit --scratch-path .build-release
+if [ -z "${BIN:-}" ]; then
+  # As installed (Makefile): release, static Swift stdlib, packed relocations.
+  make build >/dev/null
+  BIN=.build-static/release/passconduit
 fi
-bin="$root/.build-release/release/passconduit"
+bin=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p Benchmarks/data

@@ -89,6 +89,28 @@ struct HeaderBlock {
         return block.fields.map { headerField($0, in: buffer) }
     }
 
+    /// The first field of a header range named `name` (ASCII case folded), made into a
+    /// `HeaderField`; the others stay offsets.
+    static func firstField(named name: String, in buffer: [UInt8], range: Range<Int>, maxBytes: Int) -> HeaderField? {
+        let clamped = range.clamped(to: 0..<buffer.count)
+        var wanted = name
+        return buffer.withUnsafeBufferPointer { p in
+            let block = parse(p, start: clamped.lowerBound, end: clamped.upperBound, maxBytes: maxBytes, skipFromLine: true) { _ in false }
+            return wanted.withUTF8 { w in
+                for f in block.fields where f.nameEnd - f.start == w.count {
+                    var same = true
+                    for k in 0..<w.count {
+                        let a = p[f.start + k], b = w[k]
+                        // Only ASCII letters fold.
+                        if a != b && !(a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20)) { same = false; break }
+                    }
+                    if same { return headerField(f, in: buffer) }
+                }
+                return nil
+            }
+        }
+    }
+
     static func headerField(_ f: RawField, in buffer: [UInt8]) -> HeaderField {
         HeaderField(name: String(decoding: buffer[f.start..<f.nameEnd], as: UTF8.self),
                     rawValue: buffer[f.valueStart..<max(f.valueStart, f.valueEnd)], offset: f.start)

@@ -1,8 +1,17 @@
 /// A parsed message: its top-level header fields, every part in document order and the defects
 /// found. Bodies are decoded only when asked for (`decodedBody(of:)`, `decodedPrefix(of:maxBytes:)`).
 package struct MIMEMessage: Sendable {
-    /// Top-level fields in order, duplicates kept.
-    package var headers: [HeaderField]
+    /// Top-level fields in order, duplicates kept. Made from the header section when asked: a
+    /// scan asks only for a message holding a candidate part, and making every field of every
+    /// message showed in the profile of a mailbox scan (issue 17).
+    package var headers: [HeaderField] {
+        guard let range = headerRange else { return [] }
+        return HeaderBlock.fields(in: buffers[0], range: range, maxBytes: headerLimit)
+    }
+    /// The root entity's header section in `buffers[0]`; nil when the message has no part.
+    let headerRange: Range<Int>?
+    /// Bytes of header section read into `headers` (`MIMELimits.maxHeaderBytes`).
+    let headerLimit: Int
     /// Flat, document order; `parts[0]` is the root entity.
     package var parts: [MIMEPart]
     /// Every defect of the message and of its parts (each part also lists its own).
@@ -12,7 +21,8 @@ package struct MIMEMessage: Sendable {
 
     /// The first field named `name` (case-insensitive), unfolded and RFC 2047 decoded.
     package func header(_ name: String) -> String? {
-        headers.first { Self.sameName($0.name, name) }?.value
+        guard let range = headerRange else { return nil }
+        return HeaderBlock.firstField(named: name, in: buffers[0], range: range, maxBytes: headerLimit)?.value
     }
 
     /// Every field named `name`, in order.

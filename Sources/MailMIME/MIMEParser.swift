@@ -24,12 +24,8 @@ package enum MIMEParser {
         if parts.isEmpty {  // only possible with maxParts <= 0
             parts = []
         }
-        var headers: [HeaderField] = []
-        if let first = parts.first {
-            let buffer = state.buffers[0]
-            headers = HeaderBlock.fields(in: buffer, range: first.headerRange, maxBytes: limits.maxHeaderBytes)
-        }
-        return MIMEMessage(headers: headers, parts: parts, defects: defects, buffers: state.buffers)
+        return MIMEMessage(headerRange: parts.first?.headerRange, headerLimit: limits.maxHeaderBytes,
+                           parts: parts, defects: defects, buffers: state.buffers)
     }
 }
 

@@ -82,8 +82,10 @@ package final class MilterServer: Sendable {
                         return
                     }
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(Int64(timeout * 1e9))))
+                    // After the decoder, the timeout counts whole packets, not bytes: a peer that
+                    // drips one byte at a time (or sends half a packet and stops) is cut off too.
                     try sync.addHandler(ByteToMessageHandler(MilterPacketDecoder()))
+                    try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(Int64(timeout * 1e9))))
                     try sync.addHandler(MilterHandler(server: server, id: id))
                 }
             }

@@ -11,6 +11,12 @@ package enum LibraryState: String, Sendable {
     /// Same id, different content, signed earlier than the stored one.
     case stale
 
+    /// `incoming` against `stored`, the version held under its id (as `contains` would say).
+    package static func of(_ incoming: PassRecord, against stored: StoredPass) -> LibraryState {
+        of(incomingSHA256: incoming.sha256.lowercased(), incomingSigningTime: incoming.signingTime,
+           storedSHA256: stored.sha256, storedSigningTime: stored.signingTime)
+    }
+
     /// The decision for an incoming pass against the stored one with the same id.
     /// A signing time equal to the stored one is not earlier, so it is an update.
     package static func of(incomingSHA256: String, incomingSigningTime: Date?,

@@ -195,11 +195,18 @@ struct AddSession {
             let barcode = TerminalBarcodeView(terminal: context.terminal).lines(for: pass)
             if !barcode.isEmpty { print(barcode.joined(separator: "\n")) }
         }
-        switch AddDecision.of(found, allowUntrusted: allowUntrusted) {
-        case .refuse(let message, _):
+        // The stored version under the same id, for the team check and the list of changes.
+        var stored: StoredPass?
+        if found.library == .update, let record = found.record {
+            stored = try guarded { [library] in try await library.pass(record.id) }
+        }
+        switch Intake(.user(allowUntrusted: allowUntrusted)).decide(.init(found.verdict, record: found.record),
+                                                                     state: found.library, stored: stored) {
+        case .refuse(_, let message, _):
             print(TerminalText.line(message))
             refused = true
-        case .alreadyContained:
+        case .nothing, .offer:
+            // For the user's add, "nothing" is the same bytes already stored (offers are the filter's).
             print("Already in your library.")
             if let offerID { try guarded { [library] in try await library.declineOffer(offerID) } }
         case .add:
@@ -210,9 +217,8 @@ struct AddSession {
                 _ = try guarded { [library, allowUntrusted] in try await library.add(record, allowUntrusted: allowUntrusted) }
             }
             print(context.terminal.green("Added") + " to your library.")
-        case .update:
+        case .replace:
             guard let record = found.record else { return }
-            let stored = try guarded { [library] in try await library.pass(record.id) }
             let changes = FieldChange.between(old: stored?.fields ?? [], new: record.fields)
             printChanges(changes)
             guard try ask("Update the pass in your library?", declined: "Not updated") else { return }

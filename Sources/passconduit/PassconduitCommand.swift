@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Conduit
 import MailMIME
@@ -21,22 +24,28 @@ struct Passconduit: ParsableCommand {
 
         Shell completions: passconduit --generate-completion-script bash|zsh|fish
         """,
-        version: "0.1.0",
+        version: Passconduit.version,
         subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, CalendarCommand.self, Send.self, Icon.self, Render.self, Open.self,
                       Offers.self, Log.self, Update.self, MailFilter.self, MilterCommand.self]
     )
 
+    static let version = "0.1.0"
+
     static func main() {
         let arguments = rawArguments()
+        // Before ArgumentParser: building its command tree (reflection over every subcommand's
+        // properties) costs more than the rest of `--version`, and the filter must not wait for it.
+        if arguments == ["--version"] {
+            let line = Array((version + "\n").utf8)
+            _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            _exit(0)
+        }
         // The delivery filter must never exit with ArgumentParser's codes (64 on a bad flag).
         if arguments.first == "filter" {
             FilterCommand.run(arguments: Array(arguments.dropFirst()))
         }
         if arguments.first == MilterWorkerCommand.name {
             MilterWorkerCommand.run(arguments: Array(arguments.dropFirst()))
-        }
-        if arguments.first == ScanWorkerCommand.name {
-            ScanWorkerCommand.run(arguments: Array(arguments.dropFirst()))
         }
         Self.main(arguments)
     }

@@ -29,7 +29,7 @@ final class FilterLibraryEffectsTests: XCTestCase {
 
     func testNewValidPassBecomesAnOfferAndIsNotAdded() throws {
         let r = record()
-        XCTAssertEqual(FilterLibraryEffects().apply(status: "valid", state: try library.contains(r), record: r, library: library), .offered)
+        XCTAssertEqual(try FilterLibraryEffects().apply(status: .valid, state: try library.contains(r), record: r, library: library), .offered)
         XCTAssertEqual(try library.offers().map(\.passID), [r.id])
         XCTAssertEqual(try library.passes().count, 0)
     }
@@ -40,41 +40,41 @@ final class FilterLibraryEffectsTests: XCTestCase {
         let v2 = record(content: "v2", signed: Date(timeIntervalSince1970: 1_700_100_000))
         let effects = FilterLibraryEffects()
         XCTAssertEqual(try library.contains(v2), .update)
-        XCTAssertEqual(effects.apply(status: "valid", state: .update, record: v2, library: library), .updated)
+        XCTAssertEqual(try effects.apply(status: .valid, state: .update, record: v2, library: library), .updated)
         XCTAssertEqual(try library.pass(v1.id)?.sha256, v2.sha256)
 
         // Another team's pass under the same id never replaces it: it waits for consent as an offer.
         let otherTeam = record(team: "TEAM2", content: "v3", signed: Date(timeIntervalSince1970: 1_700_200_000))
-        XCTAssertEqual(effects.apply(status: "valid", state: try library.contains(otherTeam), record: otherTeam, library: library), .offered)
+        XCTAssertEqual(try effects.apply(status: .valid, state: try library.contains(otherTeam), record: otherTeam, library: library), .offered)
         XCTAssertEqual(try library.pass(v1.id)?.sha256, v2.sha256)
     }
 
     func testUpdatesSwitchedOffBecomeOffersAndBothCanBeSwitchedOff() throws {
         try library.add(record())
         let v2 = record(content: "v2", signed: Date(timeIntervalSince1970: 1_700_100_000))
-        XCTAssertEqual(FilterLibraryEffects(stageOffers: true, applyUpdates: false).apply(status: "valid", state: .update, record: v2, library: library), .offered)
+        XCTAssertEqual(try FilterLibraryEffects(stageOffers: true, applyUpdates: false).apply(status: .valid, state: .update, record: v2, library: library), .offered)
         XCTAssertEqual(try library.offers().count, 1)
         try library.declineOffer(try library.offers()[0].offerID)
         let off = FilterLibraryEffects(stageOffers: false, applyUpdates: false)
-        XCTAssertEqual(off.apply(status: "valid", state: .update, record: v2, library: library), .none)
-        XCTAssertEqual(off.apply(status: "valid", state: .new, record: record("S-2"), library: library), .none)
+        XCTAssertEqual(try off.apply(status: .valid, state: .update, record: v2, library: library), .none)
+        XCTAssertEqual(try off.apply(status: .valid, state: .new, record: record("S-2"), library: library), .none)
         XCTAssertEqual(try library.offers().count, 0)
         XCTAssertNotEqual(try library.pass(v2.id)?.sha256, v2.sha256)
     }
 
     func testInvalidUntrustedContainedAndStalePassesChangeNothing() throws {
         let effects = FilterLibraryEffects()
-        XCTAssertEqual(effects.apply(status: "invalid", state: .new, record: record(status: "invalid"), library: library), .none)
-        XCTAssertEqual(effects.apply(status: "untrusted", state: .new, record: record(status: "untrusted"), library: library), .none)
+        XCTAssertEqual(try effects.apply(status: .invalid, state: .new, record: record(status: "invalid"), library: library), .none)
+        XCTAssertEqual(try effects.apply(status: .untrusted, state: .new, record: record(status: "untrusted"), library: library), .none)
         let v2 = record(content: "v2", signed: Date(timeIntervalSince1970: 1_700_100_000))
         try library.add(v2)
-        XCTAssertEqual(effects.apply(status: "valid", state: .contained, record: v2, library: library), .none)
+        XCTAssertEqual(try effects.apply(status: .valid, state: .contained, record: v2, library: library), .none)
         let old = record(content: "v0", signed: Date(timeIntervalSince1970: 1_600_000_000))
         XCTAssertEqual(try library.contains(old), .stale)
-        XCTAssertEqual(effects.apply(status: "valid", state: .stale, record: old, library: library), .none)
+        XCTAssertEqual(try effects.apply(status: .valid, state: .stale, record: old, library: library), .none)
         XCTAssertEqual(try library.offers().count, 0)
         XCTAssertEqual(try library.pass(v2.id)?.sha256, v2.sha256)
-        XCTAssertEqual(effects.apply(status: "valid", state: .new, record: record(), library: nil), .none)
+        XCTAssertEqual(try effects.apply(status: .valid, state: .new, record: record(), library: nil), .none)
     }
 
     func testLibraryWaitsAreBoundedByTheDeadline() {

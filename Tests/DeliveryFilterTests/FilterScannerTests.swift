@@ -57,6 +57,40 @@ final class FilterScannerTests: XCTestCase {
         XCTAssertEqual(plan.reports, [])
     }
 
+    func testALibraryTooBusyToTakeTheOfferFailsTheScanInsteadOfLosingIt() throws {
+        // Given a library another process holds the write lock of for the whole filter run
+        var settings = options
+        settings.deadlineSeconds = 1   // library waits: busy timeout 0.25 s, retries until 0.6 s
+        let o = settings
+        _ = try PassLibrary(path: o.libraryPath!)
+        let holder = try DatabaseQueue(path: o.libraryPath!)
+        let locked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        Thread {
+            try? holder.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                locked.signal()
+                release.wait()
+                try db.execute(sql: "COMMIT")
+            }
+            released.signal()
+        }.start()
+        locked.wait()
+        // When a message with a new pass goes through the filter (it can read, not write)
+        let message = try Self.sample("type.eml")
+        let (out, plan) = DeliveryFilter(options: o).filter(message, runner: FilterScanRunner(isolation: .inline, deadlineSeconds: 30)) {
+            FilterScanner(options: o, environment: ["HOME": "/nonexistent"], openLibrary: { try PassLibrary(path: $0, options: $1) })
+        }
+        release.signal()
+        released.wait()
+        // Then the scan fails with the library's reason (logged; 75 with --fail-closed, so the host
+        // retries) and the message passes unchanged, rather than announcing a pass with no offer
+        XCTAssertEqual(out, message)
+        XCTAssertEqual(plan.error?.code, .scanFailed)
+        XCTAssertTrue(plan.error?.detail.contains("could not take a pass") ?? false, "\(String(describing: plan.error))")
+        XCTAssertTrue(plan.error?.detail.contains("locked") ?? false, "\(String(describing: plan.error))")
+        XCTAssertEqual(try PassLibrary(path: o.libraryPath!).offers(), [])
+    }
+
     func testNewPassIsOfferedAndAnnounced() throws {
         let (out, plan) = run(try Self.sample("type.eml"))
         XCTAssertTrue(out.hasPrefix("""

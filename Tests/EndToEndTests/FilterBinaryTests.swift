@@ -109,6 +109,27 @@ final class FilterBinaryTests: XCTestCase {
         assertTempFail(try FilterRun.filter(plain, arguments: ["-x"], environment: env))
     }
 
+    /// The scan runs in the filter's own process: a crash or the deadline is handled in a signal
+    /// handler, which still writes the message's one log line (making the log folder the first time),
+    /// and with the real scanner a pass message passes whole too.
+    func testACrashOrTheDeadlineInTheScanStillLogsOneLine() throws {
+        let home = FilterRun.directory("home")
+        let log = home.appendingPathComponent("state/passconduit/filter.log")
+        let crash = FilterRun.environment(home, extra: ["PASSCONDUIT_FILTER_FAULT": "crash"])
+        assertPassedThrough(try FilterRun.filter(plain, environment: crash), plain)
+        assertTempFail(try FilterRun.filter(plain, arguments: ["--fail-closed"], environment: crash))
+        let hang = FilterRun.environment(home, extra: ["PASSCONDUIT_FILTER_FAULT": "hang"])
+        assertPassedThrough(try FilterRun.filter(plain, arguments: ["--deadline", "0.2"], environment: hang), plain)
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, lines.joined(separator: "\n"))
+        guard lines.count == 3 else { return }
+        XCTAssertTrue(lines[0].contains("result=unchanged bytes=\(plain.count) error=scan-failed detail=\"the scan crashed (signal "), String(lines[0]))
+        XCTAssertTrue(lines[1].contains("result=tempfail bytes=\(plain.count) error=scan-failed"), String(lines[1]))
+        XCTAssertTrue(lines[2].contains("result=unchanged bytes=\(plain.count) error=deadline"), String(lines[2]))
+        let ms = Double(lines[2].split(separator: " ").last?.dropFirst(3) ?? "") ?? 0
+        XCTAssertGreaterThanOrEqual(ms, 200, String(lines[2]))
+    }
+
     func testScannerHangIsCutAtTheDeadline() throws {
         let env = FilterRun.environment(FilterRun.directory("home"), extra: ["PASSCONDUIT_FILTER_FAULT": "hang"])
         let r = try FilterRun.filter(plain, arguments: ["--deadline", "0.001"], environment: env)

@@ -225,6 +225,57 @@ final class MilterProtocolTests: XCTestCase {
         assertDaemonAlive()
     }
 
+    /// The session timeout counts whole packets: a peer that drips a packet one byte at a time
+    /// (every 0.3 s, well inside the 2 s timeout) is cut off all the same, and a bystander that
+    /// sends whole packets stays.
+    func testAPacketDrippedOneByteAtATimeEndsAtTheSessionTimeout() throws {
+        let bystander = try RawMilterClient(port: milter.port)
+        try bystander.negotiate()
+        let keepAlive = RawMilterClient.packet("D", [UInt8(ascii: "R")] + Array("{rcpt_addr}".utf8) + [0] + Array("x".utf8) + [0])
+        let drip = try RawMilterClient(port: milter.port)
+        try drip.negotiate()
+        let packet = RawMilterClient.packet("L", Array("Subject".utf8) + [0] + Array(repeating: 0x61, count: 100) + [0])
+        let started = Date()
+        var closed = false
+        for byte in packet {
+            if (try? drip.send([byte])) == nil { closed = true; break }
+            try bystander.send(keepAlive)
+            if drip.waitForClose(seconds: 0.3) { closed = true; break }
+        }
+        XCTAssertTrue(closed, "a dripped packet kept the session open")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 6)
+        try bystander.send(RawMilterClient.packet("R", Array("<alice@example.org>".utf8) + [0]))
+        try bystander.send(RawMilterClient.packet("N", []))
+        try bystander.send(RawMilterClient.packet("E", []))
+        XCTAssertEqual(try bystander.readReply(), UInt8(ascii: "c"))
+        XCTAssertTrue(milter.logLines.contains { $0.contains("result=session-closed") && $0.contains("no packet for") },
+                      milter.logLines.joined(separator: "\n"))
+    }
+
+    /// A message past the 1 MiB held in memory per session moves to a temporary file and is still
+    /// scanned whole: a 1.5 MB preamble before the parts, then the passes. The daemon stays small.
+    func testAMessageSpooledPastTheMemoryThresholdIsScannedWhole() throws {
+        let body = home.appendingPathComponent("big-body.txt")
+        let padding = Array(String(repeating: "a preamble line that no MIME reader shows to anybody\r\n", count: 28_000).utf8)
+        try Data(padding + (try MilterProtocolTests.bodyOf("messages/two-passes.eml"))).write(to: body)
+        XCTAssertGreaterThan(padding.count, 1 << 20)
+        let r = try miltertest("""
+            check(mt.rcptto(conn, "<alice@example.org>"), "rcpt")
+            \(try MilterProtocolTests.headerCalls("messages/two-passes.eml"))
+            check(mt.eoh(conn), "eoh")
+            check(mt.bodyfile(conn, body), "body")
+            check(mt.eom(conn), "eom")
+            if mt.getreply(conn) ~= SMFIR_CONTINUE then fail("final reply") end
+            if trim(mt.getheader(conn, "X-Passconduit", 0)) ~= "2 passes (2 new)" then fail("summary " .. tostring(mt.getheader(conn, "X-Passconduit", 0))) end
+            mt.echo("ok")
+            mt.disconnect(conn)
+            """, defines: ["body": body.path])
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertTrue(r.output.contains("ok"), r.output)
+        XCTAssertTrue(milter.messageLines.last?.contains("result=headers bytes=") ?? false, milter.logLines.joined(separator: "\n"))
+        assertDaemonAlive(maxRSSMiB: 200)
+    }
+
     func testSIGTERMFinishesTheMessageInProgressAndThenExits() throws {
         let c = try RawMilterClient(port: milter.port)
         try c.negotiate()

@@ -162,4 +162,53 @@ final class RenderBrowserTests: XCTestCase {
             XCTAssertEqual(found.map { "\($0.format) \($0.hex)" }, ["\(d.format) \(d.hex)"], d.label)
         }
     }
+    /// The page follows the reader's colour scheme: Chromium told the system is dark
+    /// (`--force-dark-mode`, which is what `prefers-color-scheme: dark` answers to) paints the
+    /// page and the back dark with light text, the same page without it light; the barcode keeps
+    /// its white box and decodes in both. The light control proves the pixel check can fail.
+    func testHTMLIsReadableInDarkModeAndItsBarcodeStillDecodes() throws {
+        let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let chromium else { return XCTFail("chromium is needed: apt-get install chromium") }
+        let page = sandbox.dir.appendingPathComponent("dark.html").path
+        let run = try sandbox.run("render", [Run.sample("barcode-passes/latin1-qr.pkpass"), "--format", "html", "-o", page])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let script = #"""
+        import json, subprocess, sys
+        from PIL import Image
+        chromium, workdir, page = sys.argv[1:4]
+        out = {}
+        for mode in ("light", "dark"):
+            shot = "%s/%s.png" % (workdir, mode)
+            flags = ["--force-dark-mode"] if mode == "dark" else []
+            subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                            "--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage",
+                            "--user-data-dir=%s/profile-%s" % (workdir, mode), "--window-size=800,1600",
+                            "--screenshot=" + shot] + flags + ["file://" + page],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+            im = Image.open(shot).convert("L")
+            w, h = im.size
+            # The page's own background (a corner) and the darkest/lightest of the back panel's
+            # text area: the lower half of the shot holds the back below the card.
+            hist = im.crop((0, h // 2, w, h)).histogram()
+            out[mode] = {"shot": shot, "corner": im.getpixel((3, 3)),
+                         "dark": sum(hist[:64]), "light": sum(hist[192:])}
+        json.dump(out, sys.stdout)
+        """#
+        let r = try RenderKit.python(["-c", script, chromium, sandbox.dir.path, page])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.output)) as? [String: [String: Any]], r.stderr)
+        let light = try XCTUnwrap(result["light"]), dark = try XCTUnwrap(result["dark"])
+        XCTAssertGreaterThan(light["corner"] as? Int ?? 0, 200, "light scheme: a light page")
+        XCTAssertLessThan(dark["corner"] as? Int ?? 255, 40, "dark scheme: a dark page")
+        XCTAssertGreaterThan(dark["dark"] as? Int ?? 0, dark["light"] as? Int ?? 0, "dark scheme: mostly dark below the card")
+        let tsv = try String(contentsOfFile: Run.sample("barcode-passes/expected.tsv"), encoding: .utf8)
+        let line = try XCTUnwrap(tsv.split(separator: "\n").first { $0.hasPrefix("latin1-qr.pkpass\t") })
+        let want = String(line.split(separator: "\t")[2])
+        let shots = [light, dark].map { $0["shot"] as? String ?? "" }
+        let decoded = try RenderKit.decodeAll(shots)
+        XCTAssertEqual(decoded.count, 2)
+        for (mode, found) in zip(["light", "dark"], decoded) {
+            XCTAssertEqual(found.map { "\($0.format) \($0.hex)" }, ["QRCode \(want)"], mode)
+        }
+    }
 }

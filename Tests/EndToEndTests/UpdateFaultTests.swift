@@ -55,6 +55,23 @@ final class UpdateFaultTests: XCTestCase {
         return ("\(Self.type)/\(serial)", file)
     }
 
+    func testALibraryThatCannotHandOverAPassFailsTheRunInsteadOfSkippingThePass() throws {
+        // Given a pass with a web service, in a library whose blob table another program damaged
+        let sandbox = try Sandbox()
+        _ = try addPass(sandbox, serial: "DAMAGED-1")
+        let damage = try UpdateKit.run("/usr/bin/python3", ["-c", """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1]); c.execute('ALTER TABLE pass_blob RENAME TO pass_blob_elsewhere'); c.commit()
+            """, sandbox.library])
+        XCTAssertEqual(damage, Data())
+        // When update runs
+        let r = try sandbox.run("update", [])
+        // Then it says the library failed (74, naming it) rather than "no web service to check"
+        XCTAssertEqual(r.status, 74, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains(sandbox.library), r.stderr)
+        XCTAssertFalse(r.stdout.contains("No pass in your library has a web service"), r.stdout)
+    }
+
     func testTrustedCAThroughTheOptionIsAcceptedAndAnUnknownCARefused() throws {
         let (server, ca) = try started()
         let sandbox = try Sandbox()

@@ -21,8 +21,8 @@ package struct UpdateRequest: Sendable {
 }
 
 /// One `update` run: reads what the library knows, talks to each pass's web service through
-/// `WebServiceClient`, opens every pass it gets like any other pass, decides with
-/// `UpdateAcceptance`, and replaces through the library (which keeps the old version and logs
+/// `WebServiceClient`, opens every pass it gets like any other pass, decides with the intake
+/// policy (`Intake`, origin `.webService`), and replaces through the library (which keeps the old version and logs
 /// the field changes). The library is written twice per run: accepted updates one by one (each
 /// its own transaction, re-checked inside it), and every check's result in one batch.
 package final class UpdateRun: Sendable {
@@ -68,7 +68,9 @@ package final class UpdateRun: Sendable {
             if state.sha256 != pass.sha256 || states[pass.id] == nil {
                 // A version this client has not read yet (added, or replaced by mail): its
                 // web-service keys come from its pass.json; old validators do not apply to it.
-                let info = (try? await library.export(pass.id)).flatMap(opener.webService(of:))
+                // A library that cannot hand the bytes over (busy, damaged) fails the run: taken
+                // for "no web service", the pass would be saved as one and never checked again.
+                let info = opener.webService(of: try await library.export(pass.id))
                 state = WebServiceState(id: pass.id, sha256: pass.sha256, webServiceURL: info?.webServiceURL,
                                         authenticationToken: info?.authenticationToken,
                                         checkedAt: states[pass.id]?.checkedAt, outcome: states[pass.id]?.outcome,
@@ -318,16 +320,22 @@ package final class UpdateRun: Sendable {
             return finish(UpdateOutcome(id: id, kind: .unchanged, http: 304))
         case .updated(let bytes, let lastModified, let etag):
             let verdict = opener.open(bytes)
-            let policy = UpdateAcceptance(origin: .webService, allowUntrusted: request.allowUntrusted)
-            switch policy.decide(verdict, stored: c.pass, requested: id) {
-            case .unchanged:
+            let arrival = Intake.Arrival(verdict, record: PassRecordMapping.record(verdict: verdict, bytes: bytes, source: nil, receivedAt: now()))
+            let versus = arrival.record.map { LibraryState.of($0, against: c.pass) }
+            switch Intake(.webService(allowUntrusted: request.allowUntrusted)).decide(arrival, state: versus, stored: c.pass) {
+            case .nothing:
+                // The same bytes as stored.
                 state.lastModified = lastModified
                 state.etag = etag
                 return finish(UpdateOutcome(id: id, kind: .unchanged, http: 200))
             case .refuse(let code, let message, let detail):
                 return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: .init(code: code, message: message, detail: detail)))
-            case .accept:
-                guard var record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: nil, receivedAt: now()) else {
+            case .add, .offer:
+                // Not a web-service decision (the pass is in the library); never taken.
+                return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: .init(
+                    code: "not-in-library", message: "The pass is no longer in your library.", detail: "")))
+            case .replace:
+                guard var record = arrival.record else {   // the policy refuses a pass without pass.json first
                     return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: .init(
                         code: "bad-json", message: "The update is not a genuine pass: its pass.json cannot be read.", detail: "")))
                 }

@@ -1,11 +1,13 @@
+import Conduit
 import Foundation
 import PassStore
+import WalletPass
 
-/// What the delivery filter may do to the library (PassKit's rules, DESIGN.md): a new valid pass
-/// becomes an offer awaiting consent; a valid newer version of a pass already in the library —
-/// same passTypeIdentifier and serialNumber, same team — replaces it (with updates switched off,
-/// or from another team, it is offered like a new pass instead). Nothing else: never an add,
-/// never a remove, never an untrusted or invalid pass.
+/// What the delivery filter does in the library: the one intake policy (`Intake`, origin
+/// `.filter`) decides — a new valid pass becomes an offer awaiting consent; a valid newer version
+/// of a pass already in the library from the same team replaces it (with updates switched off,
+/// or from another team, it is offered like a new pass instead); nothing else, never an add,
+/// never a remove, never an untrusted or invalid pass — and this does the library work.
 package struct FilterLibraryEffects: Sendable {
     package var stageOffers: Bool
     package var applyUpdates: Bool
@@ -19,6 +21,8 @@ package struct FilterLibraryEffects: Sendable {
         self.init(stageOffers: options.stageOffers, applyUpdates: options.applyUpdates)
     }
 
+    var intake: Intake { Intake(.filter(stageOffers: stageOffers, applyUpdates: applyUpdates)) }
+
     /// Library options for a filter run: lock waits bounded well inside the filter's deadline, so
     /// a library held by another process costs the scan, never the message.
     package static func libraryOptions(deadlineSeconds: Double) -> LibraryOptions {
@@ -31,31 +35,30 @@ package struct FilterLibraryEffects: Sendable {
     /// Applies the policy to one found pass and says what happened. `state` is the library's
     /// view before this message (nil when there is no library).
     /// Synchronous, as the scan is: the library work runs as a task the scanning thread waits for.
-    package func apply(status: String, state: LibraryState?, record: PassRecord?, library: (any PassLibraryBackend)?) -> FilterAction {
-        guard status == "valid", let record, let library, let state else { return .none }
+    /// A write the library could not do (busy past every retry, damaged, full) is thrown, never
+    /// turned into a quiet "nothing": the scan then fails with the library's reason, so the
+    /// message passes unchanged and the log says why (or 75 with --fail-closed, and the host
+    /// retries) instead of the offer being lost.
+    package func apply(status: PassStatus, state: LibraryState?, record: PassRecord?, library: (any PassLibraryBackend)?) throws -> FilterAction {
+        let arrival = Intake.Arrival(status: status, record: record)
+        guard let library, let state else { return .none }   // no library: nothing to do
         let policy = self
-        do {
-            return try Blocking.run { try await policy.apply(state: state, record: record, library: library) }
-        } catch {
-            return .failed
-        }
+        return try Blocking.run { try await policy.apply(arrival, state: state, library: library) }
     }
 
-    func apply(state: LibraryState, record: PassRecord, library: any PassLibraryBackend) async throws -> FilterAction {
-        switch state {
-        case .new:
-            guard stageOffers else { return .none }
-            _ = try await library.stageOffer(record)
+    func apply(_ arrival: Intake.Arrival, state: LibraryState, library: any PassLibraryBackend) async throws -> FilterAction {
+        // The team check needs the stored version; it is read only when an update could apply.
+        var stored: StoredPass?
+        if state == .update, applyUpdates, let record = arrival.record { stored = try await library.pass(record.id) }
+        switch intake.decide(arrival, state: state, stored: stored) {
+        case .offer:
+            _ = try await library.stageOffer(arrival.record!)
             return .offered
-        case .update:
-            if applyUpdates, let stored = try await library.pass(record.id), stored.teamIdentifier == record.teamIdentifier {
-                try await library.replace(with: record)
-                return .updated
-            }
-            guard stageOffers else { return .none }
-            _ = try await library.stageOffer(record)
-            return .offered
-        case .contained, .stale:
+        case .replace:
+            try await library.replace(with: arrival.record!)
+            return .updated
+        case .nothing, .add, .refuse:
+            // The filter never adds and never refuses aloud: what it leaves is the user's to add.
             return .none
         }
     }
@@ -69,6 +72,4 @@ package enum FilterAction: String, Sendable, Equatable {
     case offered
     /// A newer version of a pass in the library replaced it.
     case updated
-    /// A library write was attempted and failed; the message still passes.
-    case failed
 }

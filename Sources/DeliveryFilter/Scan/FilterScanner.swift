@@ -65,10 +65,18 @@ package struct FilterScanner: FilterPassScanning {
             }
             throw FilterError(.scanFailed, detail: "the library could not say whether it holds a pass: \(problem)")
         }
-        return found.map { f in
+        return try found.map { f in
             let status = f.verdict.status.rawValue
+            let action: FilterAction
+            do {
+                action = try effects.apply(status: f.verdict.status, state: f.library, record: f.record, library: library)
+            } catch {
+                // The same rule for a write: an offer or update the library could not take fails
+                // the scan with the library's reason, rather than passing as "nothing to do".
+                throw FilterError(.scanFailed, detail: "the library could not take a pass the filter found: \(error)")
+            }
             return FilterPassReport(status: status, library: f.library?.rawValue,
-                                    action: effects.apply(status: status, state: f.library, record: f.record, library: library),
+                                    action: action,
                                     passTypeIdentifier: f.verdict.pass?.passTypeIdentifier,
                                     serialNumber: f.verdict.pass?.serialNumber,
                                     organizationName: f.verdict.pass?.organizationName,

@@ -113,18 +113,24 @@ package enum PathBytes {
     /// The names in a directory (no "." or ".."), as carrier strings; nil with errno set when
     /// it cannot be listed.
     package static func directoryNames(_ path: String) -> [String]? {
+        directoryEntries(path)?.map(\.name)
+    }
+
+    /// The entries of a directory with the type readdir(3) gives (`DT_REG`, `DT_LNK`, ...;
+    /// `DT_UNKNOWN` on file systems that do not say), "." and ".." left out, in directory order.
+    package static func directoryEntries(_ path: String) -> [(name: String, type: UInt8)]? {
         guard let dir = withCString(path, { opendir($0) }) else { return nil }
         defer { closedir(dir) }
-        var names: [String] = []
+        var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
                 pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
                     string(cString: $0)
                 }
             }
-            if name != "." && name != ".." { names.append(name) }
+            if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
         }
-        return names
+        return entries
     }
 
     /// `dir/name` without Foundation (NSString would repair the escapes).

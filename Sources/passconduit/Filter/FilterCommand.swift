@@ -4,6 +4,9 @@ import Glibc
 import Conduit
 import DeliveryFilter
 import Foundation
+import LibraryRoot
+import PassStore
+import Synchronization
 
 /// `passconduit filter` as a process: stdin -> stdout, exit 0 with the complete message or exit 75
 /// with nothing — for every argument, configuration, input, scanner failure or signal.
@@ -60,13 +63,9 @@ enum FilterCommand {
             plan.error = FilterError(problem.code, detail: "not scanned: " + problem.detail)
             plan.output = options.failClosed ? .nothing : .unchanged
         } else {
-            // The worker resolves the same arguments and configuration into the same options.
-            let pool = ScanWorkerCommand.pool(arguments: arguments, environment: environment,
-                                              busyChanged: { FilterSignals.scanChild = $0 })
             plan = filter.plan(spool) { message in
-                pool.scan(message, deadline: .now + .seconds(options.deadlineSeconds))
+                scanGuarded(message, options: options, environment: environment, log: log)
             }
-            pool.shutdown()
         }
         if plan.output == .nothing { finish(plan, log: log, started: started, wrote: false) }
 
@@ -79,6 +78,45 @@ enum FilterCommand {
             plan.error = .from(error, .outputFailed)
         }
         finish(plan, log: log, started: started, wrote: wrote)
+    }
+
+    /// The scan, in this process under `FilterScanGuard` (a crash or the deadline passes the
+    /// message unchanged, or 75 with --fail-closed). Most mail has no part that could be a pass:
+    /// the scanner answers those from one MIME parse, before trust anchors, libmagic or the
+    /// library are touched.
+    private static func scanGuarded(_ message: [UInt8], options: FilterOptions, environment: [String: String],
+                                     log: FilterLog) -> Result<[FilterPassReport], FilterError> {
+        // The library stays open until the process ends (_exit): closing it (GRDB's queue and
+        // observers, SQLite's close) only costs time, and each commit is already durable.
+        let openLibrary: LibraryOpener = { location, libraryOptions in
+            let library = try LibraryRoot.opener(location, libraryOptions)
+            keptOpen.withLock { $0.append(library) }
+            return library
+        }
+        let scanner = FilterFault.wrap(FilterScanner(options: options, environment: environment, openLibrary: openLibrary),
+                                       environment: environment)
+        return FilterScanGuard.run(message: message, deadlineSeconds: options.deadlineSeconds, failClosed: options.failClosed,
+                                   logPath: log.destination == .file ? log.path : nil,
+                                   logHead: { result in logHead(log, byteCount: message.count, failClosed: result == "tempfail") }) {
+            do {
+                return .success(try scanner.scan(message: message))
+            } catch let error as FilterError {
+                return .failure(error)
+            } catch {
+                return .failure(FilterError(.scanFailed, detail: String(describing: error)))
+            }
+        }
+    }
+
+    private static let keptOpen = Mutex<[any PassLibraryBackend]>([])
+
+    /// The log line of a message that passes unscanned (or not at all), up to its error: what
+    /// `FilterLog.line` writes, without the elapsed time the guard's handler adds.
+    private static func logHead(_ log: FilterLog, byteCount: Int, failClosed: Bool) -> String {
+        var plan = FilterPlan(byteCount: byteCount)
+        plan.output = failClosed ? .nothing : .unchanged
+        let line = FilterLog.line(for: plan, elapsed: 0, wroteOutput: !failClosed)
+        return line.hasSuffix(" ms=0.0") ? String(line.dropLast(7)) : line
     }
 
     /// A host may start the filter with fd 0, 1 or 2 closed. Each closed one gets /dev/null, so no

@@ -5,11 +5,10 @@ import Glibc
 /// Signal discipline of `passconduit filter` (a filter may never die of a signal):
 /// SIGPIPE and SIGXFSZ are ignored so a closed stdout or a file size limit become error returns;
 /// SIGTERM, SIGINT, SIGHUP and SIGQUIT end the filter with exit 75 and no output if output has not
-/// started (killing a busy scan worker first), and are ignored once it has — the message is then
+/// started, and are ignored once it has — the message is then
 /// finished. The state is two words read by the handler; every call in it is async-signal-safe.
 enum FilterSignals {
     nonisolated(unsafe) static var outputStarted: Int32 = 0
-    nonisolated(unsafe) static var scanChild: pid_t = 0
     static let terminating: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGQUIT]
 
     static func install() {
@@ -35,7 +34,5 @@ enum FilterSignals {
 
 private func filterTerminationHandler(_ signal: Int32) {
     if FilterSignals.outputStarted != 0 { return }
-    let child = FilterSignals.scanChild
-    if child > 0 { kill(child, SIGKILL) }
     _exit(75)
 }

@@ -4,7 +4,13 @@ import XCTest
 import PassStore
 import WalletPass
 
-final class AddDecisionTests: XCTestCase {
+/// The intake policy for the user's `add` on real sample passes opened with the test CA (the
+/// table of every origin is IntakeTests).
+final class IntakeSamplePassTests: XCTestCase {
+    func decide(_ found: FoundPass, allowUntrusted: Bool) -> Intake.Decision {
+        Intake(.user(allowUntrusted: allowUntrusted)).decide(.init(found.verdict, record: found.record), state: found.library, stored: nil)
+    }
+
     /// A sample pass opened with the test CA as its anchor, as the scanner would report it.
     func found(_ pass: String, library: LibraryState?) throws -> FoundPass {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -18,27 +24,27 @@ final class AddDecisionTests: XCTestCase {
     }
 
     func testNewValidPassIsAdded() throws {
-        XCTAssertEqual(AddDecision.of(try found("generic.pkpass", library: .new), allowUntrusted: false), .add)
+        XCTAssertEqual(decide(try found("generic.pkpass", library: .new), allowUntrusted: false), .add)
     }
 
     func testContainedPassIsLeftAlone() throws {
-        XCTAssertEqual(AddDecision.of(try found("generic.pkpass", library: .contained), allowUntrusted: false), .alreadyContained)
+        XCTAssertEqual(decide(try found("generic.pkpass", library: .contained), allowUntrusted: false), .nothing(.contained))
     }
 
     func testUpdateIsOfferedAsUpdate() throws {
-        XCTAssertEqual(AddDecision.of(try found("event-ticket-v2.pkpass", library: .update), allowUntrusted: false), .update)
+        XCTAssertEqual(decide(try found("event-ticket-v2.pkpass", library: .update), allowUntrusted: false), .replace(askFirst: true))
     }
 
     func testStalePassIsRefused() throws {
-        guard case .refuse(_, let status) = AddDecision.of(try found("event-ticket.pkpass", library: .stale), allowUntrusted: false) else {
+        guard case .refuse(let code, _, _) = decide(try found("event-ticket.pkpass", library: .stale), allowUntrusted: false) else {
             return XCTFail("a stale pass must be refused")
         }
-        XCTAssertEqual(status, .dataError)
+        XCTAssertEqual(code, "older-version")
     }
 
     func testInvalidPassIsRefusedWithItsUserMessage() throws {
         let pass = try found("bad-manifest-mismatch.pkpass", library: nil)
-        guard case .refuse(let message, _) = AddDecision.of(pass, allowUntrusted: true) else {
+        guard case .refuse(_, let message, _) = decide(pass, allowUntrusted: true) else {
             return XCTFail("an invalid pass must be refused even with --allow-untrusted")
         }
         XCTAssertEqual(message, "Not added: " + (pass.verdict.error?.message ?? ""))
@@ -47,8 +53,8 @@ final class AddDecisionTests: XCTestCase {
     func testUntrustedPassNeedsPermission() throws {
         let pass = try found("bad-untrusted-signer.pkpass", library: .new)
         XCTAssertEqual(pass.verdict.status, .untrusted)
-        XCTAssertNotEqual(AddDecision.of(pass, allowUntrusted: false), .add)
-        XCTAssertEqual(AddDecision.of(pass, allowUntrusted: true), .add)
+        XCTAssertNotEqual(decide(pass, allowUntrusted: false), .add)
+        XCTAssertEqual(decide(pass, allowUntrusted: true), .add)
     }
 
     func testFieldChangeFillsChangeMessages() {
