@@ -14,7 +14,7 @@ package struct FilterHeaderWriter: Sendable {
     /// organization name. Stops a 10 KB organization name from making a 10 KB header.
     package var maxValueCharacters = 128
     /// At most this many per-pass lines (a message with 10 000 passes gets a summary and the first ones).
-    package var maxPassLines = 32
+    package var maxPassLines = Limits.default.filterMaxPassHeaders
 
     package init() {}
 

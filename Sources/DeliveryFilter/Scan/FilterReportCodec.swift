@@ -1,11 +1,10 @@
+import Conduit
+
 /// Carries a scan's reports from the scan worker process to the filter: each field as a
 /// netstring (`<decimal length>:<bytes>,`), eight per report, after a `R<count>:` header; a
 /// failure is `E` + netstring. Decoding is bounded and returns nil on anything unexpected, so a
 /// confused worker can only make the message pass through unscanned.
 package enum FilterReportCodec {
-    /// Most bytes the filter accepts from a worker.
-    package static let maxEncodedBytes = 1 << 20
-
     package static func encode(_ reports: [FilterPassReport]) -> [UInt8] {
         var out = Array("R\(reports.count):".utf8)
         for r in reports {
@@ -25,7 +24,7 @@ package enum FilterReportCodec {
 
     /// `.success(reports)`, `.failure(message)` or nil when the bytes are not a well-formed message.
     package static func decode(_ bytes: [UInt8]) -> Result<[FilterPassReport], FilterError>? {
-        guard bytes.count <= maxEncodedBytes, let kind = bytes.first else { return nil }
+        guard bytes.count <= Limits.default.filterReportBytes, let kind = bytes.first else { return nil }
         var cursor = 1
         if kind == 0x45 {
             guard let text = readNetstring(bytes, &cursor), let text, cursor == bytes.count else { return nil }
