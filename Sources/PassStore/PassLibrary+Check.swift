@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Support
 
 extension PassLibrary {
     /// Checks the library end to end and returns the problems found (empty when sound):

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import Support
 
 /// Small helpers over OpenSSL's C API (macros Swift can't import, error queue, names, times).
 enum OpenSSL {

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// Opens a pass the way Wallet does (`PKPass(data:error:)`): safe unpacking, the manifest, the CMS
 /// signature checked at its signing time against the trust store, pass.json, localization and icon.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+import Support
 
 /// A temporary folder per test, removed afterwards.
 final class TempDir {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WalletPass
+import Support
 
 /// The metadata a conduit shows, read from the generated samples.
 final class PassInfoTests: XCTestCase {
