@@ -92,15 +92,17 @@ let package = Package(
         .executableTarget(name: "PassBench", dependencies: ["WalletPass"], path: "Benchmarks/PassBench"),
         .executableTarget(name: "StoreBench", dependencies: ["PassStore", "Support"], path: "Benchmarks/StoreBench"),
 
-        .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WalletPassTests", dependencies: ["WalletPass", "Support"], resources: [.copy("Fixtures")]),
+        // The one seeded random generator of the test suites (SplitMix64).
+        .target(name: "TestRandom", path: "Tests/TestRandom"),
+        .testTarget(name: "MailMIMETests", dependencies: ["MailMIME", "TestRandom"], exclude: ["differential"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WalletPassTests", dependencies: ["TestRandom", "WalletPass", "Support"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
-        .testTarget(name: "PassStoreTests", dependencies: ["PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassStoreTests", dependencies: ["TestRandom", "PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
-        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
-            "DeliveryFilter", "Conduit", "PassStore", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
+            "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The milter's packet codec, session state machine and library map, without a socket.
         .testTarget(name: "MilterTests", dependencies: ["Milter", .product(name: "NIOCore", package: "swift-nio")]),
@@ -108,6 +110,6 @@ let package = Package(
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
-        .testTarget(name: "EndToEndTests", dependencies: ["PassStore"], exclude: ["update-peer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore"], exclude: ["update-peer"]),
     ]
 )

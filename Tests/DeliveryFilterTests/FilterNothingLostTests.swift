@@ -1,6 +1,7 @@
 import PassStore
 import XCTest
 @testable import DeliveryFilter
+import TestRandom
 
 /// Nothing lost: every corpus message and >= 10 000 mutations go through the same DeliveryFilter
 /// code path as `passconduit filter`; the output is the input plus/minus only our header lines.
