@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import CSQLiteLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 import Support
 
 extension PassLibrary {

@@ -144,3 +144,37 @@ final class RenderLayoutTests: XCTestCase {
         XCTAssertTrue(try page(files, ["--lang", "en"]).page.contains(">MEMBER<"))
     }
 }
+
+/// The PNG writer (libpng from C, not cairo's): colours with straight alpha, so the card's
+/// anti-aliased rounded corners keep the card's colour instead of darkening towards black (what
+/// premultiplied values written as straight ones look like).
+final class RenderPNGTests: XCTestCase {
+    func testPartlyTransparentPixelsKeepTheCardColour() throws {
+        let sandbox = try Sandbox()
+        for scale in ["1", "3"] {
+            let out = sandbox.dir.appendingPathComponent("coupon-\(scale).png").path
+            let run = try sandbox.run("render", [Run.sample("passes/coupon.pkpass"), "--scale", scale, "-o", out])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let r = try RenderKit.python(["-c", """
+            import sys
+            from PIL import Image
+            im = Image.open(sys.argv[1])
+            assert im.mode == "RGBA", im.mode
+            w, h = im.size
+            bg = im.getpixel((2, h // 2))
+            edge = [p for p in im.getdata() if 24 < p[3] < 232]
+            # Premultiplied 8-bit values come back within 255 / (2 alpha) + 1 of the colour; written
+            # as straight alpha they would be off by about (255 - alpha) / 255 of it.
+            worst = max(max(abs(p[k] - bg[k]) for k in range(3)) - (255 // (2 * p[3]) + 1) for p in edge)
+            print(len(edge), max(worst, 0), bg[3])
+            """, out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let f = r.text.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            XCTAssertEqual(f.count, 3, r.text)
+            guard f.count == 3 else { continue }
+            XCTAssertEqual(f[2], 255, "the card itself is opaque")
+            XCTAssertGreaterThan(f[0], 8, "the rounded corners are anti-aliased at \(scale)x")
+            XCTAssertEqual(f[1], 0, "edge pixels keep the card's colour at \(scale)x")
+        }
+    }
+}

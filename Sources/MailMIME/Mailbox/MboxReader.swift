@@ -178,25 +178,8 @@ package struct MboxReader: MessageReader {
     /// If the message's Content-Length is consistent and reaches past `separatorRel`, the end it gives.
     private mutating func contentLengthEnd(messageRel: Int, separatorRel: Int) throws -> Int? {
         let headerSpan = min(separatorRel, messageRel + limits.maxHeaderBytes)
-        let info: (length: Int, bodyStart: Int)? = { (b: UnsafeBufferPointer<UInt8>) -> (length: Int, bodyStart: Int)? in
-            let p = UnsafeBufferPointer(rebasing: b[input.start..<(input.start + headerSpan)])
-            let block = HeaderBlock.parse(p, start: messageRel, end: headerSpan, maxBytes: limits.maxHeaderBytes, skipFromLine: false) { _ in false }
-            for f in block.fields where f.nameEnd - f.start == 14 {
-                guard ByteScan.equalsLowercase(UnsafeBufferPointer(rebasing: p[f.start..<f.nameEnd]), "content-length") else { continue }
-                var n = 0
-                var digits = 0
-                for k in f.valueStart..<f.valueEnd {
-                    let c = p[k]
-                    if c >= 0x30 && c <= 0x39 {
-                        guard digits < 12 else { return nil }
-                        n = n * 10 + Int(c - 0x30)  // at most 12 digits: no overflow
-                        digits += 1
-                    } else if !ByteClass.isLWSP(c) { return nil }
-                }
-                return digits > 0 ? (n, block.bodyStart) : nil
-            }
-            return nil
-        }(input.storage)
+        let info = MboxReader.contentLength(input.storage, from: input.start + messageRel, end: input.start + headerSpan)
+            .map { (length: $0.length, bodyStart: $0.bodyStart - input.start) }
         guard let info else { return nil }
         let target = info.bodyStart + info.length
         guard target > separatorRel, target - messageRel <= limits.maxMessageBytes else { return nil }
@@ -211,6 +194,55 @@ package struct MboxReader: MessageReader {
             return k
         }
         return nil
+    }
+
+    /// The first Content-Length field of the header section in `from..<end` (digits and
+    /// whitespace only, at most 12 digits) and where the body starts, as `HeaderBlock.parse`
+    /// reads the section (folded lines, whitespace before the colon, a non-field line ending it);
+    /// nil when there is none or it is not a number. Read in place, one line at a time: every
+    /// message of an mbox goes through here, and building the field list for it showed in the
+    /// profile (issue 17).
+    static func contentLength(_ p: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> (length: Int, bodyStart: Int)? {
+        var pos = from
+        var found: (valueStart: Int, valueEnd: Int)?
+        var inField = false  // the current field is the first Content-Length: its folded lines count
+        var bodyStart = end
+        while pos < end {
+            let (contentEnd, next) = ByteScan.lineEnd(p, from: pos, end: end)
+            if contentEnd == pos { bodyStart = next; break }
+            let first = p[pos]
+            if ByteClass.isWSP(first) {
+                if inField, let f = found { found = (f.valueStart, contentEnd) }
+                pos = next
+                continue
+            }
+            var k = pos
+            while k < contentEnd, ByteClass.isFieldNameByte(p[k]) { k += 1 }
+            let nameEnd = k
+            while k < contentEnd, ByteClass.isWSP(p[k]) { k += 1 }
+            guard nameEnd > pos, k < contentEnd, p[k] == 0x3A else { bodyStart = pos; break }
+            inField = false
+            if found == nil, nameEnd - pos == 14, p[pos] | 0x20 == UInt8(ascii: "c"),
+               ByteScan.equalsLowercase(UnsafeBufferPointer(rebasing: p[pos..<nameEnd]), "content-length") {
+                found = (k + 1, contentEnd)
+                inField = true
+            }
+            pos = next
+        }
+        guard let f = found else { return nil }
+        var n = 0
+        var digits = 0
+        var k = f.valueStart
+        while k < f.valueEnd {
+            let c = p[k]
+            if c >= 0x30 && c <= 0x39 {
+                guard digits < 12 else { return nil }
+                n = n * 10 + Int(c - 0x30)  // at most 12 digits: no overflow
+                digits += 1
+            } else if !ByteClass.isLWSP(c) { return nil }
+            k += 1
+        }
+        return digits > 0 ? (n, bodyStart) : nil
     }
 
     /// Copies the message out (trimming the separator blank line and undoing mboxrd quoting) and consumes it.
