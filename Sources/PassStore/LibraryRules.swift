@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// The rules every library backend applies the same way (SQLite's `PassLibrary`, PostgreSQL's
 /// `PostgresLibrary`): what a record must be to be stored, and how an ID prefix is read.

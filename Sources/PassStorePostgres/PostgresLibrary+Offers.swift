@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import PassStore
 import PostgresNIO
 
