@@ -101,7 +101,9 @@ let package = Package(
         // Benchmarks: plain release executables driven by scripts in Benchmarks/.
         .executableTarget(name: "MIMEBench", dependencies: ["MailMIME"], path: "Benchmarks/MIMEBench"),
         .executableTarget(name: "PassBench", dependencies: ["WalletPass"], path: "Benchmarks/PassBench"),
-        .executableTarget(name: "StoreBench", dependencies: ["PassStore", "Support"], path: "Benchmarks/StoreBench"),
+        // Synthetic library records: the store benchmark's, and the PassStore tests' child processes'.
+        .target(name: "SyntheticPasses", dependencies: ["PassStore", "Support", "TestRandom"], path: "Benchmarks/SyntheticPasses"),
+        .executableTarget(name: "StoreBench", dependencies: ["PassStore", "SyntheticPasses", "TestRandom"], path: "Benchmarks/StoreBench"),
 
         // The one seeded random generator of the test suites (SplitMix64).
         .target(name: "TestRandom", path: "Tests/TestRandom"),
@@ -109,7 +111,9 @@ let package = Package(
         .testTarget(name: "WalletPassTests", dependencies: ["TestRandom", "WalletPass", "Support"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
-        .testTarget(name: "PassStoreTests", dependencies: ["TestRandom", "PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
+        // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
+        .executableTarget(name: "PassStoreTestChild", dependencies: ["PassStore", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
+        .testTarget(name: "PassStoreTests", dependencies: ["PassStoreTestChild", "TestRandom", "PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
         .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
