@@ -40,7 +40,8 @@ let package = Package(
         .target(name: "CMagicLazy", dependencies: ["CMagic"]),
         .target(name: "CSQLiteLazy"),
 
-        // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL) and changeMessage formatter.
+        // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL), changeMessage formatter and
+        // write-everything / read-to-the-end loop over a file descriptor.
         .target(name: "Support", dependencies: ["COpenSSL"]),
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
@@ -66,7 +67,7 @@ let package = Package(
         ]),
         // Detection, scanning pipeline, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CMagicLazy",
+            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CMagicLazy", "Support",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
@@ -75,7 +76,7 @@ let package = Package(
         // The delivery filter as a process around a plan: scan (worker, report codec), library
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
-        .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
+        .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore", "Support"]),
         // The delivery filter as a Sendmail/Postfix milter (protocol version 6) on SwiftNIO: packet
         // codec, per-session state machine, message collection into the filter's spool, and the
         // same plan and scanner as `passconduit filter`. `passconduit milter` owns the process.
@@ -88,7 +89,7 @@ let package = Package(
         .target(name: "LibraryRoot", dependencies: ["PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
+            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
