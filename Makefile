@@ -17,7 +17,11 @@ XDG_DATA_HOME ?= $(HOME)/.local/share
 # Pack the ~100 000 relative relocations of the static-stdlib binary (DT_RELR, glibc >= 2.36):
 # the dynamic loader's share of start-up drops from ~4.4 M to ~0.8 M cycles. Needs lld (the Swift
 # toolchain ships it); without it the build links as usual.
-RELR_FLAGS ?= $(shell command -v ld.lld >/dev/null 2>&1 && echo "-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs")
+# script/ld-as-needed is lld with --as-needed first: cairo, pango and zint (and the ~40 libraries they
+# pull in) are then reached only through the trampolines of script/gen-lazy-shims, loaded on the
+# first render or barcode, not at every start (the dynamic loader's symbol lookups over 50
+# libraries were most of `passconduit --version`'s 10 ms).
+RELR_FLAGS ?= $(shell command -v ld.lld >/dev/null 2>&1 && echo "-Xswiftc -use-ld=$(CURDIR)/script/ld-as-needed -Xlinker -z -Xlinker pack-relative-relocs")
 
 .PHONY: all build install install-user uninstall check
 

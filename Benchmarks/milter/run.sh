@@ -109,12 +109,38 @@ run() { # port recipient -> seconds
   end=$(date +%s.%N)
   python3 -c "print(f'{$end - $start:.3f}')"
 }
-echo "messages: $COUNT (1 in $PASS_EVERY with a pass, two-passes.eml), smtp-source -s $SESSIONS, Postfix $(postconf -d -h mail_version)"
+# CPU seconds of the milter daemon and its scan workers (live ones, and reaped ones through the
+# daemon's cutime/cstime), from /proc: the milter's whole cost in the run.
+milter_cpu() {
+  python3 - "$milter_pid" <<'PY'
+import os, sys
+tick = os.sysconf("SC_CLK_TCK")
+def stat(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return f
+d = stat(sys.argv[1])
+total = sum(int(x) for x in d[11:15])       # utime stime cutime cstime
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        try:
+            f = stat(pid)
+        except OSError:
+            continue
+        if f[1] == sys.argv[1]:
+            total += int(f[11]) + int(f[12])
+print(total / tick)
+PY
+}
+echo "messages: $COUNT (1 in $PASS_EVERY with a pass, two-passes.eml), smtp-source -s $SESSIONS, Postfix $(postconf -d -h mail_version), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
 t_plain=$(run "$pport" plain@example.org)
+cpu_before=$(milter_cpu)
 t_milter=$(run "$mport" milter@example.org)
-python3 - "$t_plain" "$t_milter" "$COUNT" "$work/home/state/passconduit/milter.log" <<'PY'
+cpu_after=$(milter_cpu)
+python3 - "$t_plain" "$t_milter" "$COUNT" "$work/home/state/passconduit/milter.log" "$cpu_before" "$cpu_after" <<'PY'
 import sys, statistics
 plain, milter, count, log = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+cpu = float(sys.argv[6]) - float(sys.argv[5])
+print(f"milter CPU (daemon + scan workers): {cpu:.2f} s = {cpu / count * 1000:.3f} ms per message")
 print(f"without milter: {count/plain:8.1f} msg/s ({plain:.2f} s)")
 print(f"with milter:    {count/milter:8.1f} msg/s ({milter:.2f} s)")
 print(f"ratio (with/without): {plain/milter:.3f}  ({(1 - plain/milter)*100:.1f} % fewer msg/s)")

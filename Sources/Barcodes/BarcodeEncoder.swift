@@ -1,4 +1,5 @@
 import CZint
+import CZintLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 import Foundation
 import WalletPass
 

@@ -112,7 +112,7 @@ final class MilterHandler: ChannelInboundHandler {
 
     private func end(_ context: ChannelHandlerContext, reason: String?) {
         if let reason, context.channel.isActive {
-            server.log("session=\(id) result=session-closed reason=\"\(FilterLogText.printable(reason))\"")
+            server.log("session=\(id) result=session-closed reason=\"\(FilterLog.printable(reason))\"")
         }
         context.close(promise: nil)
     }
@@ -123,10 +123,4 @@ final class MilterHandler: ChannelInboundHandler {
 struct UnsafeMessage: @unchecked Sendable {
     let message: MilterMessage
     init(_ message: MilterMessage) { self.message = message }
-}
-
-enum FilterLogText {
-    static func printable(_ s: String) -> String {
-        String(String.UnicodeScalarView(s.unicodeScalars.prefix(300).map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" ? $0 : "?" }))
-    }
 }

@@ -1,4 +1,5 @@
 import CCairo
+import CCairoLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 import Foundation
 import WalletPass
 

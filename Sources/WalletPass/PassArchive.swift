@@ -1,5 +1,6 @@
 import CZip
 import Foundation
+import CZipLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 
 /// A `.pkpass` (or `.pkpasses`) zip opened from memory and checked the way a careful unpacker
 /// must: everything that can be refused from the central directory is refused before libzip

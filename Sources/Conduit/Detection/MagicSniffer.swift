@@ -3,6 +3,7 @@ import Foundation
 import WalletPass
 #if canImport(Glibc)
 import Glibc
+import CMagicLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 #endif
 
 /// libmagic on the first decoded bytes of a part: the "first cut" of content detection.

@@ -38,7 +38,7 @@ package struct ConduitSetup: Sendable {
         guard let raw else { return [] }
         var code = Substring(raw)
         if let cut = code.firstIndex(where: { $0 == "." || $0 == "@" }) { code = code[..<cut] }
-        let tag = code.replacingOccurrences(of: "_", with: "-")
+        let tag = String(code.map { $0 == "_" ? "-" : $0 })   // no Foundation bridging: the filter calls this per message
         guard !tag.isEmpty, tag != "C", tag != "POSIX" else { return [] }
         var result = [tag]
         if let dash = tag.firstIndex(of: "-") { result.append(String(tag[..<dash])) }

@@ -92,7 +92,7 @@ package struct FilterLog: Sendable {
         "\(timestamp()) pid=\(getpid()) \(text)"
     }
 
-    static func printable(_ s: String) -> String {
+    package static func printable(_ s: String) -> String {
         String(String.UnicodeScalarView(s.unicodeScalars.prefix(300).map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" ? $0 : "?" }))
     }
 

@@ -5,6 +5,8 @@ import Conduit
 import DeliveryFilter
 import Foundation
 import LibraryRoot
+import PassStore
+import Synchronization
 
 /// `passconduit filter` as a process: stdin -> stdout, exit 0 with the complete message or exit 75
 /// with nothing — for every argument, configuration, input, scanner failure or signal.
@@ -84,7 +86,14 @@ enum FilterCommand {
     /// library are touched.
     private static func scanGuarded(_ message: [UInt8], options: FilterOptions, environment: [String: String],
                                      log: FilterLog) -> Result<[FilterPassReport], FilterError> {
-        let scanner = FilterFault.wrap(FilterScanner(options: options, environment: environment, openLibrary: LibraryRoot.opener),
+        // The library stays open until the process ends (_exit): closing it (GRDB's queue and
+        // observers, SQLite's close) only costs time, and each commit is already durable.
+        let openLibrary: LibraryOpener = { location, libraryOptions in
+            let library = try LibraryRoot.opener(location, libraryOptions)
+            keptOpen.withLock { $0.append(library) }
+            return library
+        }
+        let scanner = FilterFault.wrap(FilterScanner(options: options, environment: environment, openLibrary: openLibrary),
                                        environment: environment)
         return FilterScanGuard.run(message: message, deadlineSeconds: options.deadlineSeconds, failClosed: options.failClosed,
                                    logPath: log.destination == .file ? log.path : nil,
@@ -98,6 +107,8 @@ enum FilterCommand {
             }
         }
     }
+
+    private static let keptOpen = Mutex<[any PassLibraryBackend]>([])
 
     /// The log line of a message that passes unscanned (or not at all), up to its error: what
     /// `FilterLog.line` writes, without the elapsed time the guard's handler adds.
