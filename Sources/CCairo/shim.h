@@ -52,7 +52,9 @@ static inline int passconduit_png_encode_argb32(const unsigned char *data, int w
     }
     // Nothing below setjmp changes sink, row, png or info themselves: after a longjmp they
     // still hold what they held (C11 7.13.2.1).
-    if (setjmp(png_jmpbuf(png))) {
+    // png_jmpbuf(png), spelled out so script/gen-lazy-shims sees the call (libpng is loaded on
+    // first use, with cairo, through CCairoLazy's trampolines).
+    if (setjmp(*png_set_longjmp_fn(png, longjmp, sizeof(jmp_buf)))) {
         png_destroy_write_struct(&png, &info);
         free(sink->bytes);
         free(sink);
