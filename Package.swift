@@ -40,12 +40,14 @@ let package = Package(
         .target(name: "CMagicLazy", dependencies: ["CMagic"]),
         .target(name: "CSQLiteLazy"),
 
+        // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL) and changeMessage formatter.
+        .target(name: "Support", dependencies: ["COpenSSL"]),
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
-        .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip", "CCryptoLazy", "CZipLazy"]),
+        .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip", "CCryptoLazy", "CZipLazy", "Support"]),
         // Pass dates as RFC 5545 calendar events (the `calendar` command).
-        .target(name: "PassCalendar", dependencies: ["WalletPass"]),
+        .target(name: "PassCalendar", dependencies: ["WalletPass", "Support"]),
         // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
         .target(name: "Barcodes", dependencies: ["CZint", "CZintLazy", "WalletPass"]),
         // `send`: one pass served once over HTTP (SwiftNIO). The only target that listens on a socket.
@@ -54,7 +56,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The local pass library on SQLite (GRDB).
-        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "COpenSSL", "CSQLiteLazy"]),
+        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Support", "CSQLiteLazy"]),
         // PassKit web-service client: moves bytes, never verifies, never writes the library.
         .target(name: "PassUpdate", dependencies: [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -99,17 +101,19 @@ let package = Package(
         // Benchmarks: plain release executables driven by scripts in Benchmarks/.
         .executableTarget(name: "MIMEBench", dependencies: ["MailMIME"], path: "Benchmarks/MIMEBench"),
         .executableTarget(name: "PassBench", dependencies: ["WalletPass"], path: "Benchmarks/PassBench"),
-        .executableTarget(name: "StoreBench", dependencies: ["PassStore"], path: "Benchmarks/StoreBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["PassStore", "Support"], path: "Benchmarks/StoreBench"),
 
-        .testTarget(name: "MailMIMETests", dependencies: ["MailMIME"], exclude: ["differential"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WalletPassTests", dependencies: ["WalletPass"], resources: [.copy("Fixtures")]),
+        // The one seeded random generator of the test suites (SplitMix64).
+        .target(name: "TestRandom", path: "Tests/TestRandom"),
+        .testTarget(name: "MailMIMETests", dependencies: ["MailMIME", "TestRandom"], exclude: ["differential"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WalletPassTests", dependencies: ["TestRandom", "WalletPass", "Support"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
-        .testTarget(name: "PassStoreTests", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassStoreTests", dependencies: ["TestRandom", "PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
-        .testTarget(name: "ConduitTests", dependencies: ["Conduit", "MailMIME", "PassStore", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
-            "DeliveryFilter", "Conduit", "PassStore", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
+            "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The milter's packet codec, session state machine and library map, without a socket.
         .testTarget(name: "MilterTests", dependencies: ["Milter", .product(name: "NIOCore", package: "swift-nio")]),
@@ -117,6 +121,6 @@ let package = Package(
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
-        .testTarget(name: "EndToEndTests", dependencies: ["PassStore"], exclude: ["update-peer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore"], exclude: ["update-peer"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import Support
 
 /// SplitMix64: a small deterministic generator, so a seed names the same bytes in every process.
 struct SplitMix: RandomNumberGenerator {

@@ -1,9 +1,10 @@
 /// Why a barcode cannot be drawn: a stable `code` for programs, a `message` a person reads (the
 /// caller then shows the barcode's text instead), and a technical `detail`.
 package struct BarcodeError: Error, Sendable, Equatable, CustomStringConvertible {
-    package struct Code: RawRepresentable, Hashable, Sendable {
-        package var rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
+    package struct Code: Hashable, Sendable {
+        // A closed set: only the codes below exist (callers match them, never text).
+        package let rawValue: String
+        private init(rawValue: String) { self.rawValue = rawValue }
         /// The pass names a symbology Wallet does not draw (or garbage).
         package static let unsupportedFormat = Code(rawValue: "unsupported-barcode-format")
         /// `messageEncoding` is not a character set passconduit knows.

@@ -21,6 +21,23 @@ package struct Limits: Sendable, Equatable {
     /// through: Dovecot kills a filter at 10 s and a hostile message must not stall a queue.
     package var filterDeadlineSeconds: Double = 5
 
+    /// How much of a message's start the delivery filter searches for its header block (our
+    /// fields and forged ones). A header block longer than this (an attack, not mail) keeps any
+    /// forged fields past it; ours are still on top. 1 MiB.
+    package var filterHeaderScanBytes: Int = 1 << 20
+
+    /// The delivery filter holds a message up to this size in memory and spills a larger one to
+    /// a private temporary file: a 1 GB message costs a few megabytes. 4 MiB.
+    package var filterSpoolMemoryBytes: Int = 4 << 20
+
+    /// The most a scan worker's reply may hold: a confused worker must not make the filter
+    /// allocate without bound. 1 MiB.
+    package var filterReportBytes: Int = 1 << 20
+
+    /// At most this many `X-Passconduit-Pass` lines per message (a message with 10 000 passes
+    /// gets the summary and the first ones).
+    package var filterMaxPassHeaders: Int = 32
+
     /// How many decoded bytes of a part are handed to libmagic, and how many bytes of an input
     /// are read before deciding what it is (a message, an mbox, a pass). Content sniffing needs
     /// only the first bytes; a larger window would decode more of every zip-looking attachment.

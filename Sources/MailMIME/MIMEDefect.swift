@@ -2,9 +2,10 @@
 /// one of these (gmime's `(offset, errcode, item)` warnings) and carries on.
 package struct MIMEDefect: Sendable, Equatable, CustomStringConvertible {
     /// A stable machine-readable code. Callers match codes, never `detail`.
-    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        package var rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        // A closed set: only the codes below exist (callers match them, never text).
+        package let rawValue: String
+        private init(rawValue: String) { self.rawValue = rawValue }
         package var description: String { rawValue }
 
         /// The first line of a header block is not a header field; the block is treated as body.

@@ -1,5 +1,6 @@
 import Foundation
 import WalletPass
+import Support
 
 /// The events of a pass. Which dates: several `relevantDates` give one event each (a season or
 /// multi-day pass); otherwise the semantics' own times (`eventStartDate`/`eventEndDate`, or for a

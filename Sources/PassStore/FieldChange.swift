@@ -1,3 +1,5 @@
+import Support
+
 /// One field that differs between the stored pass and its replacement.
 package struct FieldChange: Sendable, Equatable {
     package var key: String
@@ -30,7 +32,7 @@ package struct FieldChange: Sendable, Equatable {
             guard before?.value != field.value else { continue }
             changes.append(FieldChange(key: field.key, label: field.label ?? before?.label,
                                        oldValue: before?.value, newValue: field.value,
-                                       message: field.changeMessage.map { fill($0, with: field.value) }))
+                                       message: field.changeMessage.map { ChangeMessage.fill($0, with: field.value) }))
         }
         var dropped = Set<String>()
         for field in old where !seen.contains(field.key) && dropped.insert(field.key).inserted {
@@ -38,30 +40,5 @@ package struct FieldChange: Sendable, Equatable {
                                        newValue: nil, message: nil))
         }
         return changes
-    }
-
-    /// Fills a changeMessage format the way Wallet does: `%@` and `%1$@` become the value,
-    /// `%%` a percent sign; anything else is left as written.
-    package static func fill(_ format: String, with value: String) -> String {
-        var out = ""
-        var rest = Substring(format)
-        while let percent = rest.firstIndex(of: "%") {
-            out += rest[..<percent]
-            let after = rest[percent...]
-            if after.hasPrefix("%@") {
-                out += value
-                rest = after.dropFirst(2)
-            } else if after.hasPrefix("%1$@") {
-                out += value
-                rest = after.dropFirst(4)
-            } else if after.hasPrefix("%%") {
-                out += "%"
-                rest = after.dropFirst(2)
-            } else {
-                out += "%"
-                rest = after.dropFirst()
-            }
-        }
-        return out + rest
     }
 }

@@ -11,14 +11,14 @@ import Darwin
 final class FileLock {
     private let fd: Int32
 
-    /// Opens (creating 0600) and locks `path`, polling until `deadline`.
+    /// Opens (creating 0600) and locks `path`, polling for `timeout` seconds (monotonic clock).
     init(path: String, timeout: TimeInterval, libraryPath: String) throws {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw LibraryError(.cannotCreate, "cannot open the lock file \(path): \(LibraryLocation.errnoText())",
                                path: libraryPath)
         }
-        let start = Date()
+        let deadline = PassLibrary.deadline(after: timeout)
         var pause: UInt32 = 1_000
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let failure = errno
@@ -26,7 +26,7 @@ final class FileLock {
                 close(fd)
                 throw LibraryError(.io, "cannot lock \(path): \(String(cString: strerror(failure)))", path: libraryPath)
             }
-            if Date().timeIntervalSince(start) > timeout {
+            if ContinuousClock.now > deadline {
                 close(fd)
                 throw LibraryError(.busy, "another process has held \(path) for more than \(Int(timeout)) s",
                                    path: libraryPath)

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Support
 
 /// Checks what sits at the library path before SQLite is allowed near it, so a foreign or
 /// corrupt file gets a clear error and is never modified.
@@ -59,7 +60,7 @@ enum LibraryFile {
         guard count >= 0 else { return nil }
         let start = header.prefix(count)
         if Array(start) == sqliteMagic { return nil }
-        let shown = start.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+        let shown = Digest.hexString(start.prefix(8), separator: " ")
         return LibraryError(.notALibrary,
                             "is not a pass library (not an SQLite database: it starts with \(shown)); it was left untouched",
                             path: path)

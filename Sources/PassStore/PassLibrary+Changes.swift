@@ -50,10 +50,11 @@ extension PassLibrary {
     /// primary key), or an empty array once `timeout` has passed. A chat bridge loops on this.
     package func waitForChanges(after sequence: Int64, timeout: TimeInterval,
                                 pollInterval: TimeInterval = 0.25, limit: Int = 1000) throws -> [ChangeEntry] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Self.deadline(after: timeout)
         while true {
             if try lastSequence() > sequence { return try changes(after: sequence, limit: limit) }
-            let left = deadline.timeIntervalSinceNow
+            let remaining = ContinuousClock.now.duration(to: deadline).components
+            let left = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
             guard left > 0 else { return [] }
             usleep(UInt32(max(0.001, min(pollInterval, left)) * 1_000_000))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import CSQLiteLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
+import Support
 
 extension PassLibrary {
     /// Checks the library end to end and returns the problems found (empty when sound):

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Support
 
 extension PassLibrary {
     /// PassKit's `containsPass`, refined: new, contained (same bytes), update (different content

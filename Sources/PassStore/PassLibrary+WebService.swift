@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Support
 
 /// The web-service client's memory (issue 12). Kept apart from the pass rows: the library's
 /// contract for passes (add, replace, remove, the change log) does not depend on it.
@@ -54,7 +55,7 @@ extension PassLibrary {
                 return id
             }
             var generator = SystemRandomNumberGenerator()
-            let id = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+            let id = Digest.hexString((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
             try db.execute(sql: "INSERT INTO web_service_device (id, deviceLibraryIdentifier, createdAt) VALUES (1, ?, ?)",
                            arguments: [id, options.now().timeIntervalSince1970])
             return id

@@ -40,7 +40,7 @@ package final class PassLibrary: @unchecked Sendable {
             // Per connection; see LibraryOptions.synchronous for the choice.
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
         }
-        let deadline = Date().addingTimeInterval(options.retryDeadline)
+        let deadline = Self.deadline(after: options.retryDeadline)
         do {
             dbQueue = try Self.retrying("open", path: path, until: deadline) {
                 try DatabaseQueue(path: path, configuration: config)
@@ -60,7 +60,7 @@ package final class PassLibrary: @unchecked Sendable {
         self.path = name
         self.options = options
         self.dbQueue = writer
-        let deadline = Date().addingTimeInterval(options.retryDeadline)
+        let deadline = Self.deadline(after: options.retryDeadline)
         try Self.retrying("open", path: name, until: deadline) {
             try self.checkIdentityAndMigrate(switchToWAL: false)
         }
@@ -108,7 +108,7 @@ package final class PassLibrary: @unchecked Sendable {
     /// Runs `body` as one IMMEDIATE write transaction named `name` (the name appears in errors),
     /// retrying while other processes hold the library.
     func write<T>(_ name: String, _ body: (Database) throws -> T) throws -> T {
-        let deadline = Date().addingTimeInterval(options.retryDeadline)
+        let deadline = Self.deadline(after: options.retryDeadline)
         return try Self.retrying(name, path: path, until: deadline) {
             try dbQueue.writeWithoutTransaction { db in
                 var value: T?
@@ -126,7 +126,7 @@ package final class PassLibrary: @unchecked Sendable {
 
     /// Runs `body` in a read transaction (a consistent snapshot), retrying like `write`.
     func read<T>(_ name: String, _ body: (Database) throws -> T) throws -> T {
-        let deadline = Date().addingTimeInterval(options.retryDeadline)
+        let deadline = Self.deadline(after: options.retryDeadline)
         return try Self.retrying(name, path: path, until: deadline) {
             try dbQueue.read { db in try body(db) }
         }
@@ -135,14 +135,20 @@ package final class PassLibrary: @unchecked Sendable {
     /// Retries `body` while SQLite reports the database busy or locked, with a random pause of
     /// 1 to 25 ms (jitter keeps waiting processes from retrying in lockstep); maps every other
     /// SQLite error to a `LibraryError` naming the path.
-    static func retrying<T>(_ name: String, path: String, until deadline: Date, _ body: () throws -> T) throws -> T {
+    /// Deadlines are on the monotonic clock: a wall-clock step (NTP, a suspended laptop) neither
+    /// stretches nor cuts a wait.
+    static func deadline(after seconds: TimeInterval) -> ContinuousClock.Instant {
+        .now + .milliseconds(Int64((max(0, seconds) * 1000).rounded(.up)))
+    }
+
+    static func retrying<T>(_ name: String, path: String, until deadline: ContinuousClock.Instant, _ body: () throws -> T) throws -> T {
         while true {
             do {
                 return try body()
             } catch let error as DatabaseError {
                 switch error.resultCode {
                 case .SQLITE_BUSY, .SQLITE_LOCKED:
-                    guard Date() < deadline else {
+                    guard ContinuousClock.now < deadline else {
                         throw LibraryError(.busy, "\(name): the library stayed locked by other processes; try again later",
                                            path: path)
                     }

@@ -80,7 +80,7 @@ package final class WebServiceClient: Sendable {
     /// same-second change would otherwise read as 304).
     package func fetchPass(_ service: WebServiceURL, passTypeIdentifier: String, serialNumber: String, token: String,
                            lastModified: String?, etag: String?, unconditional: Bool = false,
-                           deadline: Date) async throws(UpdateFailure) -> PassFetch {
+                           deadline: ContinuousClock.Instant) async throws(UpdateFailure) -> PassFetch {
         var headers = HTTPHeaders()
         headers.add(name: "Authorization", value: "ApplePass " + token)
         // No Accept header: django-walletpass's DRF view answers 406 to
@@ -111,7 +111,7 @@ package final class WebServiceClient: Sendable {
     /// library has no APNs token; the protocol requires the key, so it sends its device id).
     /// Returns 201 (new) or 200 (already registered).
     package func register(_ service: WebServiceURL, device: String, passTypeIdentifier: String, serialNumber: String,
-                          token: String, deadline: Date) async throws(UpdateFailure) -> Int {
+                          token: String, deadline: ContinuousClock.Instant) async throws(UpdateFailure) -> Int {
         var headers = HTTPHeaders()
         headers.add(name: "Authorization", value: "ApplePass " + token)
         headers.add(name: "Content-Type", value: "application/json")
@@ -126,7 +126,7 @@ package final class WebServiceClient: Sendable {
 
     /// `DELETE …/v1/devices/{device}/registrations/{type}/{serial}`.
     package func unregister(_ service: WebServiceURL, device: String, passTypeIdentifier: String, serialNumber: String,
-                            token: String, deadline: Date) async throws(UpdateFailure) -> Int {
+                            token: String, deadline: ContinuousClock.Instant) async throws(UpdateFailure) -> Int {
         var headers = HTTPHeaders()
         headers.add(name: "Authorization", value: "ApplePass " + token)
         let url = service.url(["devices", device, "registrations", passTypeIdentifier, serialNumber])
@@ -142,7 +142,7 @@ package final class WebServiceClient: Sendable {
     /// server's own `lastUpdated`, sent back exactly (percent-encoded); without one, no query.
     /// 204 and 400 (django-walletpass's "nothing registered") both mean "no list".
     package func updatedSerials(_ service: WebServiceURL, device: String, passTypeIdentifier: String, tag: String?,
-                                deadline: Date) async throws(UpdateFailure) -> SerialList {
+                                deadline: ContinuousClock.Instant) async throws(UpdateFailure) -> SerialList {
         var headers = HTTPHeaders()
         // A 204 may carry a body (django-walletpass sends "{}"): a fresh connection, closed after.
         headers.add(name: "Connection", value: "close")
@@ -183,12 +183,13 @@ package final class WebServiceClient: Sendable {
 
     /// One request, following same-origin redirects; the body is read up to `maxBody` bytes.
     private func send(_ method: HTTPMethod, _ url: String, service: WebServiceURL, headers: HTTPHeaders, body: [UInt8]?,
-                      deadline: Date, maxBody: Int? = nil) async throws(UpdateFailure) -> Response {
+                      deadline: ContinuousClock.Instant, maxBody: Int? = nil) async throws(UpdateFailure) -> Response {
         var current = url
         let limit = maxBody ?? settings.maxBodyBytes
         for _ in 0...settings.maxRedirects {
-            let now = Date()
-            let perRequest = now.addingTimeInterval(settings.requestTimeout)
+            // On the monotonic clock: a wall-clock step neither stretches nor cuts a request.
+            let now = ContinuousClock.now
+            let perRequest = now + .milliseconds(Int64(settings.requestTimeout * 1000))
             let until = min(perRequest, deadline)
             guard until > now else {
                 throw UpdateFailure(.timeout, "This update run ran out of time before the issuer's server was asked.",
@@ -199,7 +200,8 @@ package final class WebServiceClient: Sendable {
             request.headers = headers
             request.headers.replaceOrAdd(name: "User-Agent", value: settings.userAgent)
             if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-            let nioDeadline = NIODeadline.now() + .nanoseconds(Int64(until.timeIntervalSince(now) * 1e9))
+            let left = now.duration(to: until).components
+            let nioDeadline = NIODeadline.now() + .nanoseconds(left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000)
             let response: Response
             do {
                 let r = try await client(for: service).execute(request, deadline: nioDeadline)
@@ -215,7 +217,7 @@ package final class WebServiceClient: Sendable {
                                             detail: "\(method) \(service.origin)…: body over the limit of \(limit) bytes", http: status)
                     }
                     bytes.append(contentsOf: chunk.readableBytesView)
-                    if Date() > until {
+                    if ContinuousClock.now > until {
                         throw UpdateFailure(.timeout, "The issuer's server did not answer in time; try again later.",
                                             detail: "\(method) \(service.origin)…: body not complete after \(Int(settings.requestTimeout)) s", http: status)
                     }

@@ -14,6 +14,30 @@ package enum FilePaths {
         return String(cString: resolved)
     }
 
+    /// A file or folder passconduit ships (`Config/<name>` in the source tree), the one way to
+    /// find one: `$<variable>` when set (tests, packagers: it decides, found or not); else the
+    /// first that `isWanted` accepts of `<exe>/../share/passconduit/<name>` (an install prefix),
+    /// `<exe dir>/<name>`, and `Config/<name>` of the source tree the executable was built in
+    /// (walking up from it to a folder holding Package.swift). No build-machine path is compiled
+    /// in: a release binary copied elsewhere finds only what is installed beside it.
+    package static func shipped(_ name: String, variable: String, environment: [String: String], executable: String?,
+                                isWanted: (String) -> Bool) -> String? {
+        if let explicit = environment[variable], !explicit.isEmpty { return isWanted(explicit) ? explicit : nil }
+        guard let executable else { return nil }
+        let exeDir = parent(of: executable)
+        let installed = [join(parent(of: exeDir), "share/passconduit/" + name), join(exeDir, name)]
+        if let found = installed.first(where: isWanted) { return found }
+        var dir = exeDir
+        while dir != "/" && !dir.isEmpty {
+            if exists(join(dir, "Package.swift")) {
+                let built = join(dir, "Config/" + name)
+                return isWanted(built) ? built : nil
+            }
+            dir = parent(of: dir)
+        }
+        return nil
+    }
+
     /// Whether `path` names a directory (symbolic links followed).
     package static func isDirectory(_ path: String) -> Bool {
         var info = stat()

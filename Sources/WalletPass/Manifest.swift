@@ -1,3 +1,5 @@
+import Support
+
 /// `manifest.json`: the digest of every file in the pass except itself and `signature`.
 /// Digests are 40-hex SHA-1 (every real pass) or 64-hex SHA-256 (accepted defensively), compared
 /// case-insensitively (real manifests use both cases).

@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import CCryptoLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
+import Support
 
 /// Small helpers over OpenSSL's C API (macros Swift can't import, error queue, names, times).
 enum OpenSSL {

@@ -1,3 +1,5 @@
+import Support
+
 /// One field of a pass (PassFieldContent), as written in pass.json. `PassInfo` carries the
 /// localized, rendered copy.
 package struct PassField: Sendable, Equatable {
@@ -41,9 +43,9 @@ package struct PassField: Sendable, Equatable {
         semantics = o["semantics"]
     }
 
-    /// The value with `%@` in the change message filled in, or nil when no message is set.
+    /// The change message filled in with `newValue` (`ChangeMessage`), or nil when none is set.
     package func changeNotice(newValue: String) -> String? {
-        changeMessage.map { $0.replacingOccurrences(of: "%@", with: newValue) }
+        changeMessage.map { ChangeMessage.fill($0, with: newValue) }
     }
 }
 

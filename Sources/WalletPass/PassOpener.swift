@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// Opens a pass the way Wallet does (`PKPass(data:error:)`): safe unpacking, the manifest, the CMS
 /// signature checked at its signing time against the trust store, pass.json, localization and icon.
@@ -12,11 +13,16 @@ package struct PassOpener: Sendable {
     package let trust: TrustStore
     package let limits: PassLimits
     package let preferredLanguages: [String]
+    /// The time a pass is opened at (only for the note that the signing certificate has expired
+    /// since; the chain is checked at the signing time). Passed in, so tests choose it.
+    package let now: @Sendable () -> Date
 
-    package init(trust: TrustStore, limits: PassLimits = .init(), preferredLanguages: [String] = []) {
+    package init(trust: TrustStore, limits: PassLimits = .init(), preferredLanguages: [String] = [],
+                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.trust = trust
         self.limits = limits
         self.preferredLanguages = preferredLanguages
+        self.now = now
     }
 
     package func open(_ bytes: [UInt8]) -> PassVerdict {
@@ -102,7 +108,7 @@ package struct PassOpener: Sendable {
             return refuse(present.isEmpty ? .missingIcon() : .missingIcon("no readable PNG image among \(present.joined(separator: ", "))"),
                           info, notes)
         }
-        if let notAfter = signer.certificateNotAfter, notAfter < Date() {
+        if let notAfter = signer.certificateNotAfter, notAfter < now() {
             notes.append("The signing certificate expired on \(OpenSSL.day(notAfter)), after the pass was signed.")
         }
         return PassVerdict(status: .valid, error: nil, pass: info, notes: notes, sha256: sha256)

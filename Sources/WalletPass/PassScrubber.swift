@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// A copy of a pass for a bug report: the same files, keys, styles, images and sizes, with the
 /// personal values replaced and the signature removed, so it can never pass for the original.

@@ -215,21 +215,8 @@ package final class TrustStore: @unchecked Sendable {
     }
 
     static func shippedDirectory(environment: [String: String], executable: String?) -> String? {
-        if let dir = environment["PASSCONDUIT_TRUST_DIR"], !dir.isEmpty { return FilePaths.isDirectory(dir) ? dir : nil }
-        guard let executable else { return nil }
-        let exeDir = FilePaths.parent(of: executable)
-        let candidates = [FilePaths.join(FilePaths.parent(of: exeDir), "share/passconduit/trust"),
-                          FilePaths.join(exeDir, "trust")]
-        if let found = candidates.first(where: FilePaths.isDirectory) { return found }
-        var dir = exeDir
-        while dir != "/" && !dir.isEmpty {
-            if FilePaths.exists(FilePaths.join(dir, "Package.swift")) {
-                let trust = FilePaths.join(dir, "Config/trust")
-                return FilePaths.isDirectory(trust) ? trust : nil
-            }
-            dir = FilePaths.parent(of: dir)
-        }
-        return nil
+        FilePaths.shipped("trust", variable: "PASSCONDUIT_TRUST_DIR", environment: environment, executable: executable,
+                          isWanted: FilePaths.isDirectory)
     }
 
     private static func executablePath() -> String? {

@@ -5,9 +5,9 @@ import Foundation
 /// (after 2 seconds or 50 MB) and only when stderr is a terminal. Cleared before other output.
 final class ProgressLine {
     private let enabled: Bool
-    private let started = Date()
+    private let started = ContinuousClock.now
     private var shown = false
-    private var lastDraw = Date.distantPast
+    private var lastDraw: ContinuousClock.Instant?
 
     init(enabled: Bool) {
         self.enabled = enabled
@@ -15,9 +15,9 @@ final class ProgressLine {
 
     func update(input: String, messages: Int, bytes: Int) {
         guard enabled else { return }
-        let now = Date()
-        guard now.timeIntervalSince(started) >= 2 || bytes >= 50_000_000 else { return }
-        guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
+        let now = ContinuousClock.now
+        guard now - started >= .seconds(2) || bytes >= 50_000_000 else { return }
+        guard lastDraw.map({ now - $0 >= .milliseconds(200) }) ?? true else { return }
         lastDraw = now
         let megabytes = Double(bytes) / 1_000_000
         let text = "\(TerminalText.line(input)): \(messages) messages, \(String(format: "%.1f", megabytes)) MB"

@@ -127,15 +127,15 @@ private final class UpdateProgress: @unchecked Sendable {
     private let enabled: Bool
     private let lock = NSLock()
     private var shown = false
-    private var lastDraw = Date.distantPast
+    private var lastDraw: ContinuousClock.Instant?
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func update(_ done: Int, _ total: Int) {
         guard enabled else { return }
         lock.lock(); defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(lastDraw) >= 0.1 || done == total else { return }
+        let now = ContinuousClock.now
+        guard lastDraw.map({ now - $0 >= .milliseconds(100) }) ?? true || done == total else { return }
         lastDraw = now
         FileHandle.standardError.write(Data("\r\u{1B}[KChecking passes: \(done)/\(total)".utf8))
         shown = true

@@ -3,6 +3,7 @@ import XCTest
 @testable import Conduit
 import PassStore
 import WalletPass
+import Support
 
 /// The one intake policy as a table: every origin against every kind of arrival, decided against
 /// a real library (the state and the stored version come from `contains` and `pass`).

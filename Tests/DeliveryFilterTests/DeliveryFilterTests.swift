@@ -3,7 +3,7 @@ import Foundation
 @testable import DeliveryFilter
 
 final class DeliveryFilterTests: XCTestCase {
-    let newPass = FilterPassReport(status: "valid", library: "new", action: .offered, passTypeIdentifier: "pass.com.example.event",
+    let newPass = FilterPassReport(status: .valid, library: .new, action: .offered, passTypeIdentifier: "pass.com.example.event",
                                    serialNumber: "E-1", organizationName: "Example")
 
     private func run(_ message: String, reports: [FilterPassReport], options: FilterOptions = FilterOptions(),
@@ -94,7 +94,7 @@ final class DeliveryFilterTests: XCTestCase {
         // A worker that never answers: the scan is cut at the deadline and the worker killed.
         let pool = ScanWorkerPool(command: .init(executable: "/bin/sleep", arguments: ["30"], environment: [:]))
         let (out, plan) = filter.filter(m, runner: FilterScanRunner(isolation: .worker(pool), deadlineSeconds: 0.2)) {
-            FixedScanner(reports: [FilterPassReport(status: "valid", library: "new")])
+            FixedScanner(reports: [FilterPassReport(status: .valid, library: .new)])
         }
         XCTAssertEqual(out, m)
         XCTAssertEqual(plan.error?.code, .deadline)

@@ -44,7 +44,7 @@ final class FilterConfigurationTests: XCTestCase {
 
     func testEnvironmentWithoutHomeFallsBackToPasswd() {
         let env = FilterEnvironment.resolve(["XDG_STATE_HOME": "relative/dir", "TMPDIR": "tmp"])
-        XCTAssertEqual(env["HOME"], FilterEnvironment.passwdHome())
+        XCTAssertEqual(env["HOME"], ConfigLocation.passwdHome())
         XCTAssertNil(env["XDG_STATE_HOME"])
         XCTAssertNil(env["TMPDIR"])
         XCTAssertEqual(FilterEnvironment.stateDirectory(["HOME": "/h"]), "/h/.local/state/passconduit")

@@ -36,15 +36,15 @@ final class FilterHeaderWriterTests: XCTestCase {
     }
 
     func testSummaryCountsCategoriesInFixedOrder() {
-        let reports = [FilterPassReport(status: "valid", library: "update"),
-                       FilterPassReport(status: "valid", library: "new"),
-                       FilterPassReport(status: "invalid", library: nil, errorCode: "not-a-zip")]
+        let reports = [FilterPassReport(status: .valid, library: .update),
+                       FilterPassReport(status: .valid, library: .new),
+                       FilterPassReport(status: .invalid, library: nil, errorCode: "not-a-zip")]
         XCTAssertEqual(writer.summary(reports), "3 passes (1 new, 1 update, 1 invalid)")
-        XCTAssertEqual(writer.summary([FilterPassReport(status: "valid", library: "new")]), "1 pass (1 new)")
+        XCTAssertEqual(writer.summary([FilterPassReport(status: .valid, library: .new)]), "1 pass (1 new)")
     }
 
     func testPassLineNamesStatusStateTypeSerialAndOrganization() {
-        let r = FilterPassReport(status: "valid", library: "new", passTypeIdentifier: "pass.com.example.event",
+        let r = FilterPassReport(status: .valid, library: .new, passTypeIdentifier: "pass.com.example.event",
                                  serialNumber: "E-1", organizationName: "Example Events")
         let out = writer.headerBytes(for: [r], lineEnding: [10])
         XCTAssertEqual(lines(out), ["X-Passconduit: 1 pass (1 new)",
@@ -54,7 +54,7 @@ final class FilterHeaderWriterTests: XCTestCase {
     }
 
     func testOrganizationWithCRLFInjectionYieldsOneCleanHeader() {
-        let r = FilterPassReport(status: "valid", library: "new", passTypeIdentifier: "pass.x",
+        let r = FilterPassReport(status: .valid, library: .new, passTypeIdentifier: "pass.x",
                                  serialNumber: "1", organizationName: "Evil\r\nBcc: x")
         let out = writer.headerBytes(for: [r], lineEnding: [13, 10])
         assertWellFormed(out, fields: 2, ending: [13, 10])
@@ -64,7 +64,7 @@ final class FilterHeaderWriterTests: XCTestCase {
     }
 
     func testNULAndControlsBecomeSpacesAndBidiOverridesVanish() {
-        let r = FilterPassReport(status: "valid", library: "new", passTypeIdentifier: "a\u{0}b\u{7F}c\u{1B}[31m",
+        let r = FilterPassReport(status: .valid, library: .new, passTypeIdentifier: "a\u{0}b\u{7F}c\u{1B}[31m",
                                  serialNumber: "s\u{202E}1", organizationName: "\u{85}Org\u{2028}Name\t")
         let out = writer.headerBytes(for: [r], lineEnding: [10])
         assertWellFormed(out, fields: 2)
@@ -75,7 +75,7 @@ final class FilterHeaderWriterTests: XCTestCase {
     }
 
     func testNonASCIIIsRFC2047EncodedOutsideQuotes() {
-        let r = FilterPassReport(status: "valid", library: "new", passTypeIdentifier: "pass.x", serialNumber: "1",
+        let r = FilterPassReport(status: .valid, library: .new, passTypeIdentifier: "pass.x", serialNumber: "1",
                                  organizationName: "Café Zürich 🎫")
         let out = writer.headerBytes(for: [r], lineEnding: [10])
         assertWellFormed(out, fields: 2)
@@ -85,7 +85,7 @@ final class FilterHeaderWriterTests: XCTestCase {
 
     func testTenKilobyteValuesAreCutAndLinesStayShort() {
         let long = String(repeating: "ü", count: 10_000)
-        let r = FilterPassReport(status: "valid", library: "new", passTypeIdentifier: String(repeating: "t", count: 10_000),
+        let r = FilterPassReport(status: .valid, library: .new, passTypeIdentifier: String(repeating: "t", count: 10_000),
                                  serialNumber: long, organizationName: String(repeating: "Org ", count: 3000))
         let out = writer.headerBytes(for: [r], lineEnding: [10])
         assertWellFormed(out, fields: 2)
@@ -94,20 +94,20 @@ final class FilterHeaderWriterTests: XCTestCase {
     }
 
     func testQuotesAndBackslashesAreEscapedInQuotedStrings() {
-        let r = FilterPassReport(status: "valid", library: "new", organizationName: #"A "quoted" \ name"#)
+        let r = FilterPassReport(status: .valid, library: .new, organizationName: #"A "quoted" \ name"#)
         let text = String(decoding: writer.headerBytes(for: [r], lineEnding: [10]), as: UTF8.self)
         XCTAssertTrue(text.contains(#"org="A \"quoted\""#), text)
         XCTAssertTrue(text.contains(#" \\ name""#), text)
     }
 
     func testInvalidPassCarriesItsErrorCodeAndForgedStatusWordsAreTokenized() {
-        let r = FilterPassReport(status: "invalid", library: nil, errorCode: "manifest-mismatch;\r\nX: y")
+        let r = FilterPassReport(status: .invalid, library: nil, errorCode: "manifest-mismatch;\r\nX: y")
         let text = String(decoding: writer.headerBytes(for: [r], lineEnding: [10]), as: UTF8.self)
         XCTAssertEqual(text, "X-Passconduit: 1 pass (1 invalid)\nX-Passconduit-Pass: invalid; unknown; error=manifest-mismatchXy\n")
     }
 
     func testManyPassesAreSummarizedAndLinesCapped() {
-        let reports = (0..<100).map { FilterPassReport(status: "valid", library: "new", serialNumber: "\($0)") }
+        let reports = (0..<100).map { FilterPassReport(status: .valid, library: .new, serialNumber: "\($0)") }
         let out = writer.headerBytes(for: reports, lineEnding: [10])
         assertWellFormed(out, fields: 1 + writer.maxPassLines)
         XCTAssertTrue(String(decoding: out, as: UTF8.self).hasPrefix("X-Passconduit: 100 passes (100 new)\n"))

@@ -2,6 +2,7 @@ import Foundation
 import PassStore
 import XCTest
 @testable import DeliveryFilter
+import Support
 
 /// The filter's library policy on a real library: offers for new passes, updates applied only
 /// for the same team, nothing ever added, nothing for invalid or untrusted passes.

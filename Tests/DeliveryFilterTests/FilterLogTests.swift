@@ -3,7 +3,7 @@ import XCTest
 @testable import DeliveryFilter
 
 final class FilterLogTests: XCTestCase {
-    let newPass = FilterPassReport(status: "valid", library: "new", action: .offered, passTypeIdentifier: "pass.com.example.event",
+    let newPass = FilterPassReport(status: .valid, library: .new, action: .offered, passTypeIdentifier: "pass.com.example.event",
                                    serialNumber: "E-1", organizationName: "Example")
 
     func testLogLineCarriesOutcomeCountsAndNoAddresses() {

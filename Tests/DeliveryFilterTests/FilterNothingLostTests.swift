@@ -1,6 +1,7 @@
 import PassStore
 import XCTest
 @testable import DeliveryFilter
+import TestRandom
 
 /// Nothing lost: every corpus message and >= 10 000 mutations go through the same DeliveryFilter
 /// code path as `passconduit filter`; the output is the input plus/minus only our header lines.
@@ -19,7 +20,7 @@ final class FilterNothingLostTests: XCTestCase {
                     if j == needle.count { found += 1; i += j } else { i += 1 }
                 }
             }
-            return (0..<found).map { FilterPassReport(status: "valid", library: "new", action: .offered, passTypeIdentifier: "pass.t",
+            return (0..<found).map { FilterPassReport(status: .valid, library: .new, action: .offered, passTypeIdentifier: "pass.t",
                                                        serialNumber: "\($0)", organizationName: "Evil\r\nBcc: x \u{0} \u{e9}") }
         }
     }
@@ -98,7 +99,7 @@ final class FilterNothingLostTests: XCTestCase {
             NothingLost.check(input: m, output: out)
             if out != m { changed += 1 }
             if !plan.reports.isEmpty { withPasses += 1 }
-            if plan.reports.contains(where: { $0.status == "valid" }) { withValidPasses += 1 }
+            if plan.reports.contains(where: { $0.status == .valid }) { withValidPasses += 1 }
             if n % 5 == 0 { XCTAssertTrue(out.flatMap(filter) == out, "not idempotent: mutation \(n)") }
         }
         for m in FilterCorpus.edgeCases { NothingLost.check(input: m, output: filter(m)) }

@@ -2,12 +2,12 @@ import XCTest
 @testable import DeliveryFilter
 
 final class FilterReportCodecTests: XCTestCase {
-    let newPass = FilterPassReport(status: "valid", library: "new", action: .offered, passTypeIdentifier: "pass.com.example.event",
+    let newPass = FilterPassReport(status: .valid, library: .new, action: .offered, passTypeIdentifier: "pass.com.example.event",
                                    serialNumber: "E-1", organizationName: "Example")
 
     func testReportsSurviveTheChildProcessCodec() {
-        let reports = [newPass, FilterPassReport(status: "invalid", errorCode: "not-a-zip"),
-                       FilterPassReport(status: "valid", library: "update", action: .updated, organizationName: "Ünïcode,:\r\n", sha256: "ab")]
+        let reports = [newPass, FilterPassReport(status: .invalid, errorCode: "not-a-zip"),
+                       FilterPassReport(status: .valid, library: .update, action: .updated, organizationName: "Ünïcode,:\r\n", sha256: "ab")]
         XCTAssertEqual(FilterReportCodec.decode(FilterReportCodec.encode(reports)), .success(reports))
         XCTAssertEqual(FilterReportCodec.decode(FilterReportCodec.encodeFailure("boom")), .failure(FilterError(.scanFailed, detail: "boom")))
         let good = FilterReportCodec.encode(reports)

@@ -130,7 +130,7 @@ final class FilterScannerTests: XCTestCase {
         XCTAssertTrue(bad.contains("X-Passconduit-Pass: invalid;"), String(bad.prefix(300)))
         XCTAssertEqual(badPlan.reports.first?.errorCode, "manifest-mismatch")
         let (_, untrusted) = run(try Self.sample("untrusted.eml"))
-        XCTAssertEqual(untrusted.reports.map(\.status), ["untrusted"])
+        XCTAssertEqual(untrusted.reports.map(\.status), [.untrusted])
         let library = try PassLibrary(path: options.libraryPath!)
         XCTAssertEqual(try library.offers().count, 0)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import DeliveryFilter
+import TestRandom
 
 /// The spool: memory, then an unnamed 0600 file; read back exactly.
 final class FilterSpoolTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import DeliveryFilter
+import TestRandom
 
 /// A scanner that reports what it is told: exercises spooling, headers and deadlines apart from
 /// pass verification.
@@ -16,18 +17,6 @@ struct FixedScanner: FilterPassScanning {
 struct ThrowingScanner: FilterPassScanning {
     struct Broken: Error {}
     func scan(message: [UInt8]) throws -> [FilterPassReport] { throw Broken() }
-}
-
-/// SplitMix64: a seeded generator so every mutated message can be reproduced from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15   // wrapping by design
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 enum FilterCorpus {

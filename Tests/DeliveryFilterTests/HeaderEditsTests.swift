@@ -3,7 +3,7 @@ import XCTest
 
 /// `HeaderEdits` is what a milter sends and what the pipe writes: both must describe the same change.
 final class HeaderEditsTests: XCTestCase {
-    private let report = FilterPassReport(status: "valid", library: "new", passTypeIdentifier: "pass.com.example.event",
+    private let report = FilterPassReport(status: .valid, library: .new, passTypeIdentifier: "pass.com.example.event",
                                           serialNumber: "E-1", organizationName: "Example")
 
     private func edits(_ message: String, reports: [FilterPassReport], headers: Bool = true) -> HeaderEdits {

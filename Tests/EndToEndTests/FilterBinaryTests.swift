@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestRandom
 
 /// `passconduit filter` as a mail host runs it: only ever "complete message + 0" or "nothing + 75".
 final class FilterBinaryTests: XCTestCase {
@@ -267,8 +268,7 @@ print(rc, len(out), out == data)
     }
 
     func testMutatedMessagesThroughTheBinary() throws {
-        var g = SystemRandomNumberGenerator()
-        var seed = UInt64.random(in: 0...UInt64.max, using: &g)
+        var g = SeededGenerator(state: 0xF11_7E5)
         let env = FilterRun.environment(FilterRun.directory("home"), extra: [:])
         let samples = FilterMail.repositoryRoot.appendingPathComponent("Samples/messages")
         var bases: [[UInt8]] = [plain, Array("From a Sat\r\nX-Passconduit: forged\r\nSubject: s\r\n\r\nb\r\n".utf8), Array("x".utf8)]
@@ -278,7 +278,7 @@ print(rc, len(out), out == data)
         let trust = FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path
         var withHeaders = 0
         for n in 0..<240 {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407   // LCG: wrapping by design
+            let seed = g.next()
             var m = bases[n % bases.count]
             let pos = m.isEmpty ? 0 : Int(seed >> 33) % m.count
             switch n % 4 {

@@ -1,28 +1,17 @@
 import Foundation
 import XCTest
 @testable import MailMIME
+import TestRandom
 
 /// BodyDecoder decodes a prefix, then the rest, and the two steps together give exactly what one
 /// whole decode gives while reading each input byte once.
 final class BodyDecoderTests: XCTestCase {
-    /// A small seeded generator (SplitMix64): the same inputs on every run.
-    struct SeededRandom: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    func randomBytes(_ count: Int, _ rng: inout SeededRandom) -> [UInt8] {
+    func randomBytes(_ count: Int, _ rng: inout SeededGenerator) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }
 
     /// Base64 with line breaks, and now and then junk a tolerant decoder skips (spaces, '*', CRLF).
-    func base64Body(_ data: [UInt8], _ rng: inout SeededRandom) -> [UInt8] {
+    func base64Body(_ data: [UInt8], _ rng: inout SeededGenerator) -> [UInt8] {
         var out: [UInt8] = []
         for (k, c) in Data(data).base64EncodedString(options: .lineLength76Characters).utf8.enumerated() {
             if k % 97 == 0 && Bool.random(using: &rng) { out += Array(" *\r\n".utf8).shuffled(using: &rng).prefix(2) }
@@ -53,7 +42,7 @@ final class BodyDecoderTests: XCTestCase {
     }
 
     func testPrefixThenRestIsTheWholeDecodeForBase64AndQuotedPrintable() {
-        var rng = SeededRandom(state: 17)
+        var rng = SeededGenerator(state: 17)
         for size in [0, 1, 2, 3, 4, 5, 57, 100, 4095, 4096, 4097, 70_000] {
             let data = randomBytes(size, &rng)
             for prefix in [0, 1, 3, 4, 5, 64, 4096, 65_536, 200_000] {
@@ -73,7 +62,7 @@ final class BodyDecoderTests: XCTestCase {
     }
 
     func testEachInputByteIsReadOnce() {
-        var rng = SeededRandom(state: 3)
+        var rng = SeededGenerator(state: 3)
         let raw = base64Body(randomBytes(100_000, &rng), &rng)
         var decoder = BodyDecoder(raw[...], encoding: .base64)
         XCTAssertEqual(decoder.prefix(4096).count, 4096)

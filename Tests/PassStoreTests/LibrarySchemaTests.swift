@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+import Support
 
 final class LibrarySchemaTests: XCTestCase {
     /// A shipped migration is history: users' libraries were made by it. If this fails, add a

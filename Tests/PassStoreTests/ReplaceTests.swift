@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+import Support
 
 final class ReplaceTests: XCTestCase {
     private let id = PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "1")
@@ -29,11 +30,11 @@ final class ReplaceTests: XCTestCase {
     }
 
     func testChangeMessageFormatIsFilledLikeWallet() {
-        XCTAssertEqual(FieldChange.fill("Gate changed to %@.", with: "B7"), "Gate changed to B7.")
-        XCTAssertEqual(FieldChange.fill("%@ → %1$@, 50%% off", with: "X"), "X → X, 50% off")
-        XCTAssertEqual(FieldChange.fill("no placeholder", with: "X"), "no placeholder")
-        XCTAssertEqual(FieldChange.fill("trailing %", with: "X"), "trailing %")
-        XCTAssertEqual(FieldChange.fill("%d stays", with: "X"), "%d stays")
+        XCTAssertEqual(ChangeMessage.fill("Gate changed to %@.", with: "B7"), "Gate changed to B7.")
+        XCTAssertEqual(ChangeMessage.fill("%@ → %1$@, 50%% off", with: "X"), "X → X, 50% off")
+        XCTAssertEqual(ChangeMessage.fill("no placeholder", with: "X"), "no placeholder")
+        XCTAssertEqual(ChangeMessage.fill("trailing %", with: "X"), "trailing %")
+        XCTAssertEqual(ChangeMessage.fill("%d stays", with: "X"), "%d stays")
     }
 
     func testReplaceKeepsAddedTimeAndMovesUpdatedTimeAndSource() throws {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import PassStore
+import Support
+import TestRandom
 
 /// A temporary folder per test, removed afterwards.
 final class TempDir {
@@ -69,12 +71,9 @@ enum Synthetic {
         for byte in label.utf8 { state = (state ^ UInt64(byte)) &* 0x100_0000_01b3 }   // FNV-1a seed; wrapping is the algorithm
         var out = [UInt8]()
         out.reserveCapacity(count)
+        var generator = SeededGenerator(state: state)
         while out.count < count {
-            state &+= 0x9E37_79B9_7F4A_7C15   // SplitMix64 step; wrapping is the algorithm
-            var z = (state ^ (state >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            withUnsafeBytes(of: z) { out.append(contentsOf: $0.prefix(count - out.count)) }
+            withUnsafeBytes(of: generator.next()) { out.append(contentsOf: $0.prefix(count - out.count)) }
         }
         return out
     }

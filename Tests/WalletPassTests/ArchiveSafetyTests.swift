@@ -8,29 +8,19 @@ final class ArchiveSafetyTests: XCTestCase {
 
     func code(_ bytes: [UInt8]) -> PassError.Code? { opener.open(bytes).error?.code }
 
-    func elapsed(_ body: () -> Void) -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-    }
-
-    func testZipBombDeclaringTwoGigabytesIsRefusedInMillisecondsWithoutInflating() {
+    func testZipBombDeclaringTwoGigabytesIsRefusedFromItsDeclarationWithoutInflating() {
         let bomb = TestZip.build([TestZip.Entry("pass.json", Array(repeating: 0x20, count: 64), method: 8,
                                                 declaredSize: 2_000_000_000)])
-        var verdict: PassVerdict?
-        let ms = elapsed { verdict = opener.open(bomb) }
+        let verdict: PassVerdict? = opener.open(bomb)
         XCTAssertEqual(verdict?.error?.code, .tooLarge)
         XCTAssertEqual(verdict?.error?.detail, "pass.json declares 2000000000 bytes uncompressed; the limit is 16777216")
-        XCTAssertLessThan(ms, 50)
     }
 
-    func testHundredThousandEntriesAreRefusedInMillisecondsFromTheEndRecord() {
+    func testHundredThousandEntriesAreRefusedFromTheEndRecord() {
         let entries = (0..<100_000).map { TestZip.Entry("f\($0).png") }
         let zip = TestZip.build(entries, declaredCount: 0xFFFF)
-        var verdict: PassVerdict?
-        let ms = elapsed { verdict = opener.open(zip) }
+        let verdict: PassVerdict? = opener.open(zip)
         XCTAssertEqual(verdict?.error?.code, .tooLarge)
-        XCTAssertLessThan(ms, 50)
         XCTAssertNil(ZipProbe.entryNames(zip))
     }
 
@@ -54,11 +44,9 @@ final class ArchiveSafetyTests: XCTestCase {
     func testDeflatedEntryThatInflatesPastItsDeclaredSizeStopsAtTheDeclaredSize() {
         // bad-too-large.pkpass holds 17 MiB of zeros as strip@2x.png; declare 1000 bytes instead.
         let lying = TestZip.patchDeclaredSize(TestSupport.sample("bad-too-large.pkpass"), name: "strip@2x.png", to: 1000)
-        var verdict: PassVerdict?
-        let ms = elapsed { verdict = opener.open(lying) }
+        let verdict: PassVerdict? = opener.open(lying)
         XCTAssertEqual(verdict?.error?.code, .unsafeArchive)
         XCTAssertEqual(verdict?.error?.detail, "entry \"strip@2x.png\": inflates past its declared 1000 bytes")
-        XCTAssertLessThan(ms, 200)
     }
 
     func testCompressionRatioNoDeflateStreamCanReachIsRefusedBeforeInflating() {
@@ -111,11 +99,9 @@ final class ArchiveSafetyTests: XCTestCase {
 
     func testZipFoundationReproducersGetAVerdictInsteadOfTrappingOrLooping() {
         for name in ["bad-offset.zip", "truncated-deflate.zip"] {
-            var verdict: PassVerdict?
-            let ms = elapsed { verdict = opener.open(TestSupport.fixture("zip-repro/\(name)")) }
+            let verdict: PassVerdict? = opener.open(TestSupport.fixture("zip-repro/\(name)"))
             XCTAssertEqual(verdict?.status, .invalid, name)
             XCTAssertTrue([.notAZip, .unsafeArchive].contains(verdict?.error?.code), "\(name): \(String(describing: verdict?.error))")
-            XCTAssertLessThan(ms, 100, name)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WalletPass
+import TestRandom
 
 /// Inputs libFuzzer found (Fixtures/fuzz/), each replayed through the same entry point.
 final class FuzzRegressionTests: XCTestCase {
@@ -45,22 +46,10 @@ final class FuzzRegressionTests: XCTestCase {
 /// A small deterministic mutation run in every test pass (the long runs are libFuzzer's, see
 /// Fuzz/PASS.md): flipped, truncated and spliced samples always get a consistent verdict.
 final class MutationTests: XCTestCase {
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15  // &+: the generator's arithmetic is modulo 2^64 by design
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9  // &*: likewise
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    }
-
     func testMutatedSamplesAlwaysGetAConsistentVerdict() {
         let opener = PassOpener(trust: TestSupport.trust)
         let seeds = ["generic.pkpass", "localized.pkpass", "coupon-embedded.pkpass", "bundle.pkpasses"].map(TestSupport.sample)
-        var rng = SplitMix(state: 20261121)
+        var rng = SeededGenerator(state: 20261121)
         var outcomes: [PassStatus: Int] = [:]
         for _ in 0..<600 {
             var bytes = seeds[rng.below(seeds.count)]

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WalletPass
+import Support
 
 /// The metadata a conduit shows, read from the generated samples.
 final class PassInfoTests: XCTestCase {
@@ -129,6 +130,11 @@ final class PassInfoTests: XCTestCase {
         XCTAssertEqual(v.status, .valid)
         XCTAssertEqual(v.notes, ["The signing certificate expired on 2025-06-30, after the pass was signed."])
         XCTAssertEqual(v.pass?.signer?.certificateExpired(), true)
+        // Opened the day before the certificate expired (the opener's clock is passed in): no note
+        let before = PassOpener(trust: TestSupport.trust, now: { Date(timeIntervalSince1970: 1_751_155_200) })
+            .open(TestSupport.sample("expired-after-signing.pkpass"))
+        XCTAssertEqual(before.status, .valid)
+        XCTAssertEqual(before.notes, [])
     }
 
     func testSha256IsOfTheWholeFile() {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WalletPass
+import Support
 
 /// Scrubbed copies (`export --scrub`) of every real pass and every readable sample: they open with
 /// "no signature", keep the files, keys, images and sizes, and carry none of the personal values.

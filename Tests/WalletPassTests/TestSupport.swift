@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import WalletPass
+import Support
 
 /// Paths and shared stores for the WalletPass tests.
 enum TestSupport {

@@ -9,11 +9,21 @@ package enum ConfigLocation {
     /// `$XDG_CONFIG_HOME/passconduit/config.toml`, else `~/.config/passconduit/config.toml`.
     /// XDG variables that are not absolute paths are ignored, as the XDG spec says.
     package static func defaultConfigPath(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-            return xdg + "/passconduit/config.toml"
-        }
+        xdgHome("XDG_CONFIG_HOME", else: ".config", environment: environment).map { $0 + "/passconduit/config.toml" }
+    }
+
+    /// Where the filter and the milter keep their logs: `$XDG_STATE_HOME/passconduit`, else
+    /// `~/.local/state/passconduit`; nil without any home.
+    package static func stateDirectory(environment: [String: String]) -> String? {
+        xdgHome("XDG_STATE_HOME", else: ".local/state", environment: environment).map { $0 + "/passconduit" }
+    }
+
+    /// The one XDG rule: `$variable` when it is an absolute path (the spec says to ignore any
+    /// other), else `fallback` under the home directory (`homeDirectory`); nil without either.
+    static func xdgHome(_ variable: String, else fallback: String, environment: [String: String]) -> String? {
+        if let xdg = environment[variable], xdg.hasPrefix("/") { return trimmed(xdg) }
         guard let home = homeDirectory(environment: environment) else { return nil }
-        return home + "/.config/passconduit/config.toml"
+        return trimmed(home) + "/" + fallback
     }
 
     /// `$HOME` when it is an absolute path, else the passwd entry of the real user.
@@ -31,12 +41,9 @@ package enum ConfigLocation {
     }
 
     static func dataHome(environment: [String: String]) -> String {
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return trimmed(xdg) }
-        if let home = environment["HOME"], home.hasPrefix("/") { return trimmed(home) + "/.local/share" }
-        if let home = passwdHome() { return trimmed(home) + "/.local/share" }
         // No passwd entry for this uid (an arbitrary container uid): a private folder in /tmp,
         // created 0700 like any other.
-        return "/tmp/passconduit-\(getuid())"
+        xdgHome("XDG_DATA_HOME", else: ".local/share", environment: environment) ?? "/tmp/passconduit-\(getuid())"
     }
 
     private static func trimmed(_ path: String) -> String {

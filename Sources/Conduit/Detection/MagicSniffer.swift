@@ -87,25 +87,16 @@ package final class MagicSniffer: @unchecked Sendable {
         return result.map { String(cString: $0) }
     }
 
-    /// `Config/passconduit.magic` where an installation or the source tree keeps it:
-    /// `$PASSCONDUIT_MAGIC_FILE` (tests, packagers), `<exe>/../share/passconduit/passconduit.magic`,
-    /// `<exe dir>/passconduit.magic`, then `Config/` of the source tree this was built from.
-    /// Plain system calls (FilePaths), not FileManager/URL: this runs in every filter scan.
+    /// `Config/passconduit.magic` where an installation or the source tree keeps it
+    /// (`FilePaths.shipped`, as the trust anchors are found): `$PASSCONDUIT_MAGIC_FILE`,
+    /// `<exe>/../share/passconduit/`, `<exe dir>/`, then `Config/` of the source tree the
+    /// executable was built in. Plain system calls (FilePaths): this runs in every filter scan.
     package static func shippedRulesFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        var candidates: [String] = []
-        if let explicit = environment["PASSCONDUIT_MAGIC_FILE"], !explicit.isEmpty { candidates.append(explicit) }
         // The running binary's real path, not argv[0]: an MTA runs `passconduit` by name from PATH
         // with its queue folder as working directory, where argv[0] resolves to nothing.
-        if let exe = FilePaths.executable() ?? CommandLine.arguments.first.flatMap(resolved) {
-            let exeDir = FilePaths.parent(of: exe)
-            candidates.append(FilePaths.join(FilePaths.parent(of: exeDir), "share/passconduit/passconduit.magic"))
-            candidates.append(FilePaths.join(exeDir, "passconduit.magic"))
-        }
-        // Sources/Conduit/Detection/MagicSniffer.swift -> <root>/Config/passconduit.magic
-        var sourceRoot = #filePath
-        for _ in 0..<4 { sourceRoot = FilePaths.parent(of: sourceRoot) }
-        candidates.append(FilePaths.join(sourceRoot, "Config/passconduit.magic"))
-        return candidates.first(where: FilePaths.isReadable)
+        FilePaths.shipped("passconduit.magic", variable: "PASSCONDUIT_MAGIC_FILE", environment: environment,
+                          executable: FilePaths.executable() ?? CommandLine.arguments.first.flatMap(resolved),
+                          isWanted: FilePaths.isReadable)
     }
 
     /// `path` with every symbolic link resolved (nil if it does not exist).

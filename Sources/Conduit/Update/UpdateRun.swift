@@ -53,7 +53,8 @@ package final class UpdateRun: Sendable {
     /// unregistrations. `progress(done, total)` is called as checks finish.
     package func run(_ request: UpdateRequest, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> [UpdateOutcome] {
         let started = now()
-        let deadline = started.addingTimeInterval(request.timeLimit)
+        // The run's time budget on the monotonic clock (`started` is for the schedule and the log).
+        let deadline = ContinuousClock.now + .milliseconds(Int64(request.timeLimit * 1000))
         let passes = try await library.passes()
         var states = try await library.webServiceStates()
         let named = request.ids.map(Set.init)
@@ -234,7 +235,7 @@ package final class UpdateRun: Sendable {
     }
 
     /// Checks `range` of `work`, at most `width` at a time.
-    func checkAll(_ work: [Candidate], range: Range<Int>, width: Int, request: UpdateRequest, deadline: Date,
+    func checkAll(_ work: [Candidate], range: Range<Int>, width: Int, request: UpdateRequest, deadline: ContinuousClock.Instant,
                   each: @Sendable (Int) -> Void) async -> [(Int, UpdateOutcome, WebServiceState)] {
         await withTaskGroup(of: (Int, UpdateOutcome, WebServiceState).self, returning: [(Int, UpdateOutcome, WebServiceState)].self) { group in
             var collected: [(Int, UpdateOutcome, WebServiceState)] = []
@@ -264,7 +265,7 @@ package final class UpdateRun: Sendable {
         }
     }
 
-    func unregister(_ r: WebServiceRegistration, device: String, deadline: Date) async -> Result<Int, UpdateFailure> {
+    func unregister(_ r: WebServiceRegistration, device: String, deadline: ContinuousClock.Instant) async -> Result<Int, UpdateFailure> {
         do {
             let service = try WebServiceURL(r.webServiceURL)
             return .success(try await client.unregister(service, device: device, passTypeIdentifier: r.id.passTypeIdentifier,
@@ -275,7 +276,7 @@ package final class UpdateRun: Sendable {
         }
     }
 
-    func updatedSerials(_ service: WebServiceURL, device: String, type: String, tag: String?, deadline: Date) async -> Result<SerialList, UpdateFailure> {
+    func updatedSerials(_ service: WebServiceURL, device: String, type: String, tag: String?, deadline: ContinuousClock.Instant) async -> Result<SerialList, UpdateFailure> {
         do {
             return .success(try await client.updatedSerials(service, device: device, passTypeIdentifier: type, tag: tag, deadline: deadline))
         } catch {
@@ -284,7 +285,7 @@ package final class UpdateRun: Sendable {
     }
 
     /// One pass: the request, then open, decide and replace.
-    func check(_ c: Candidate, request: UpdateRequest, deadline: Date) async -> (UpdateOutcome, WebServiceState) {
+    func check(_ c: Candidate, request: UpdateRequest, deadline: ContinuousClock.Instant) async -> (UpdateOutcome, WebServiceState) {
         var state = c.state
         let id = c.pass.id
         state.checkedAt = now()

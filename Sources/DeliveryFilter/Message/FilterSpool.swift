@@ -1,3 +1,4 @@
+import Conduit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,8 +8,6 @@ import Glibc
 /// so a 1 GB message costs a few megabytes of memory. The file has no name and vanishes with the
 /// process, whatever way it ends.
 package final class FilterSpool {
-    /// Bytes kept in memory before spilling to disk. Bounds the filter's memory on huge messages.
-    package static let defaultMemoryLimit = 4 << 20
     /// Read size for stdin and for copying the spool out.
     static let chunkSize = 256 << 10
 
@@ -17,7 +16,7 @@ package final class FilterSpool {
     package private(set) var byteCount = 0
     let memoryLimit: Int
 
-    package init(memoryLimit: Int = FilterSpool.defaultMemoryLimit) {
+    package init(memoryLimit: Int = Limits.default.filterSpoolMemoryBytes) {
         self.memoryLimit = memoryLimit
     }
 
@@ -34,7 +33,7 @@ package final class FilterSpool {
     package var isOnDisk: Bool { fileDescriptor >= 0 }
 
     /// A spool already holding `bytes` (in-process filtering and tests).
-    package convenience init(bytes: [UInt8], memoryLimit: Int = FilterSpool.defaultMemoryLimit) throws {
+    package convenience init(bytes: [UInt8], memoryLimit: Int = Limits.default.filterSpoolMemoryBytes) throws {
         self.init(memoryLimit: memoryLimit)
         try bytes.withUnsafeBytes { try append($0) }
     }

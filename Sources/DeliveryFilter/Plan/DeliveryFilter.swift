@@ -4,9 +4,8 @@
 package struct DeliveryFilter: Sendable {
     package var options: FilterOptions
     package var headerWriter = FilterHeaderWriter()
-    /// How much of the message start is searched for the header block. A header block longer
-    /// than this (an attack, not mail) keeps any forged fields past it; ours are still on top.
-    package static let maxHeaderScanBytes = 1 << 20
+    /// How much of the message start is searched for the header block (`Limits`).
+    var headerScanBytes: Int { options.config.limits.filterHeaderScanBytes }
 
     package init(options: FilterOptions) {
         self.options = options
@@ -35,7 +34,7 @@ package struct DeliveryFilter: Sendable {
 
         let layout: FilterMessageLayout
         do {
-            let prefixCount = min(spool.byteCount, Self.maxHeaderScanBytes)
+            let prefixCount = min(spool.byteCount, headerScanBytes)
             let prefix = try message.map { $0[0..<prefixCount] } ?? ArraySlice(spool.bytes(in: 0..<prefixCount))
             layout = FilterMessageLayout.locate(prefix, isWholeMessage: prefixCount == spool.byteCount)
         } catch {
@@ -55,11 +54,11 @@ package struct DeliveryFilter: Sendable {
     }
 
     /// The header edits for `reports` in `message`, a whole message held in memory (a milter's
-    /// view): empty when `options.headers` is off. Only the first `maxHeaderScanBytes` are searched
+    /// view): empty when `options.headers` is off. Only the first `headerScanBytes` are searched
     /// for our fields.
     package func headerEdits(for message: ArraySlice<UInt8>, reports: [FilterPassReport]) -> HeaderEdits {
         guard options.headers else { return HeaderEdits() }
-        let prefix = message.prefix(Self.maxHeaderScanBytes)
+        let prefix = message.prefix(headerScanBytes)
         return headerEdits(reports, FilterMessageLayout.locate(prefix, isWholeMessage: prefix.count == message.count))
     }
 

@@ -2,9 +2,10 @@
 /// passes unchanged, exit 0" or, with `--fail-closed` (or when the message itself could not be
 /// kept), "no output, exit 75": see `DeliveryFilter`.
 package struct FilterError: Error, Sendable, Equatable, CustomStringConvertible {
-    package struct Code: RawRepresentable, Hashable, Sendable {
-        package var rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
+    package struct Code: Hashable, Sendable {
+        // A closed set: only the codes below exist (callers match them, never text).
+        package let rawValue: String
+        private init(rawValue: String) { self.rawValue = rawValue }
         /// Reading stdin failed: the message is not complete, so it cannot be passed on.
         package static let inputFailed = Code(rawValue: "input-failed")
         /// The temporary spool could not be created or written (disk full, `ulimit -f`).

@@ -14,7 +14,7 @@ package struct FilterHeaderWriter: Sendable {
     /// organization name. Stops a 10 KB organization name from making a 10 KB header.
     package var maxValueCharacters = 128
     /// At most this many per-pass lines (a message with 10 000 passes gets a summary and the first ones).
-    package var maxPassLines = 32
+    package var maxPassLines = Limits.default.filterMaxPassHeaders
 
     package init() {}
 
@@ -43,7 +43,7 @@ package struct FilterHeaderWriter: Sendable {
 
     /// The per-pass value as unbreakable pieces, joined by single spaces (or folds).
     private func atoms(for r: FilterPassReport) -> [String] {
-        var atoms = [sanitizedToken(r.status) + ";", sanitizedToken(r.library ?? "unknown") + ";"]
+        var atoms = [sanitizedToken(r.status.rawValue) + ";", sanitizedToken(r.library?.rawValue ?? "unknown") + ";"]
         if r.action != .none { atoms.append("action=\(r.action.rawValue);") }
         if let code = r.errorCode { atoms.append("error=\(sanitizedToken(code));") }
         if let t = r.passTypeIdentifier { atoms += parameter("type", t) }

@@ -1,12 +1,14 @@
+import PassStore
+import WalletPass
+
 /// What the delivery filter learned about one pass in a message, and what it did in the library.
 /// Built from the scanner's findings; everything in it that came from the message is hostile text
 /// and is sanitized only when written (`FilterHeaderWriter`).
 package struct FilterPassReport: Sendable, Equatable {
-    /// `valid`, `untrusted` or `invalid` (PassStatus raw values).
-    package var status: String
-    /// The library's view before this message: `new`, `contained`, `update`, `stale`; nil when
-    /// there is no library or the pass could not be identified.
-    package var library: String?
+    package var status: PassStatus
+    /// The library's view before this message; nil when there is no library or the pass could
+    /// not be identified.
+    package var library: LibraryState?
     /// What the filter did about it.
     package var action: FilterAction
     package var passTypeIdentifier: String?
@@ -17,7 +19,7 @@ package struct FilterPassReport: Sendable, Equatable {
     /// Hex SHA-256 of the `.pkpass` bytes, for the log.
     package var sha256: String?
 
-    package init(status: String, library: String? = nil, action: FilterAction = .none,
+    package init(status: PassStatus, library: LibraryState? = nil, action: FilterAction = .none,
                  passTypeIdentifier: String? = nil, serialNumber: String? = nil,
                  organizationName: String? = nil, errorCode: String? = nil, sha256: String? = nil) {
         self.status = status
@@ -33,7 +35,7 @@ package struct FilterPassReport: Sendable, Equatable {
     /// The word the summary header counts this pass under: the library state for a valid pass,
     /// otherwise its status (an invalid pass is never "new").
     package var category: String {
-        if status == "valid", let library { return library }
-        return status
+        if status == .valid, let library { return library.rawValue }
+        return status.rawValue
     }
 }

@@ -1,15 +1,16 @@
+import Conduit
+import PassStore
+import WalletPass
+
 /// Carries a scan's reports from the scan worker process to the filter: each field as a
 /// netstring (`<decimal length>:<bytes>,`), eight per report, after a `R<count>:` header; a
 /// failure is `E` + netstring. Decoding is bounded and returns nil on anything unexpected, so a
 /// confused worker can only make the message pass through unscanned.
 package enum FilterReportCodec {
-    /// Most bytes the filter accepts from a worker.
-    package static let maxEncodedBytes = 1 << 20
-
     package static func encode(_ reports: [FilterPassReport]) -> [UInt8] {
         var out = Array("R\(reports.count):".utf8)
         for r in reports {
-            for field in [r.status, r.library, r.action.rawValue, r.passTypeIdentifier, r.serialNumber,
+            for field in [r.status.rawValue, r.library?.rawValue, r.action.rawValue, r.passTypeIdentifier, r.serialNumber,
                           r.organizationName, r.errorCode, r.sha256] {
                 netstring(field, into: &out)
             }
@@ -25,7 +26,7 @@ package enum FilterReportCodec {
 
     /// `.success(reports)`, `.failure(message)` or nil when the bytes are not a well-formed message.
     package static func decode(_ bytes: [UInt8]) -> Result<[FilterPassReport], FilterError>? {
-        guard bytes.count <= maxEncodedBytes, let kind = bytes.first else { return nil }
+        guard bytes.count <= Limits.default.filterReportBytes, let kind = bytes.first else { return nil }
         var cursor = 1
         if kind == 0x45 {
             guard let text = readNetstring(bytes, &cursor), let text, cursor == bytes.count else { return nil }
@@ -39,8 +40,12 @@ package enum FilterReportCodec {
                 guard let f = readNetstring(bytes, &cursor) else { return nil }
                 fields.append(f)
             }
-            guard let status = fields[0], let actionText = fields[2], let action = FilterAction(rawValue: actionText) else { return nil }
-            reports.append(FilterPassReport(status: status, library: fields[1], action: action,
+            // Strings only here, at the edge: the closed sets must be one of their words.
+            guard let status = fields[0].flatMap(PassStatus.init(rawValue:)),
+                  let action = fields[2].flatMap(FilterAction.init(rawValue:)) else { return nil }
+            let library = fields[1].map(LibraryState.init(rawValue:))
+            if case .some(.none) = library { return nil }
+            reports.append(FilterPassReport(status: status, library: library ?? nil, action: action,
                                             passTypeIdentifier: fields[3], serialNumber: fields[4],
                                             organizationName: fields[5], errorCode: fields[6], sha256: fields[7]))
         }

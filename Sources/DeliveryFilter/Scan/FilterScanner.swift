@@ -56,7 +56,6 @@ package struct FilterScanner: FilterPassScanning {
             throw FilterError(.scanFailed, detail: "the library could not say whether it holds a pass: \(problem)")
         }
         return try found.map { f in
-            let status = f.verdict.status.rawValue
             let action: FilterAction
             do {
                 action = try effects.apply(status: f.verdict.status, state: f.library, record: f.record, library: library)
@@ -65,7 +64,7 @@ package struct FilterScanner: FilterPassScanning {
                 // the scan with the library's reason, rather than passing as "nothing to do".
                 throw FilterError(.scanFailed, detail: "the library could not take a pass the filter found: \(error)")
             }
-            return FilterPassReport(status: status, library: f.library?.rawValue,
+            return FilterPassReport(status: f.verdict.status, library: f.library,
                                     action: action,
                                     passTypeIdentifier: f.verdict.pass?.passTypeIdentifier,
                                     serialNumber: f.verdict.pass?.serialNumber,

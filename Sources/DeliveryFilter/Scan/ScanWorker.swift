@@ -1,3 +1,4 @@
+import Conduit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -188,7 +189,7 @@ package final class ScanWorkerPool: Sendable {
             if expected == nil, let colon = received.firstIndex(of: 0x3A) {
                 guard colon > 0, colon <= 9, received[..<colon].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
                       let length = Int(String(decoding: received[..<colon], as: UTF8.self)),
-                      length <= FilterReportCodec.maxEncodedBytes else { return .broken("sent a malformed reply") }
+                      length <= Limits.default.filterReportBytes else { return .broken("sent a malformed reply") }
                 expected = length
                 received.removeSubrange(...colon)
             } else if expected == nil && (received.count > 9 || !received.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })) {

@@ -11,20 +11,15 @@ package enum FilterEnvironment {
             env[key] = nil
         }
         if !(env["HOME"]?.hasPrefix("/") ?? false) {
-            if let home = passwdHome() { env["HOME"] = home } else { env["HOME"] = nil }
+            if let home = ConfigLocation.passwdHome() { env["HOME"] = home } else { env["HOME"] = nil }
         }
         if let t = env["TMPDIR"], !t.hasPrefix("/") { env["TMPDIR"] = nil }
         return env
     }
 
-    /// The home directory from the passwd database (the library's lookup, so the filter, the
-    /// config and the library always agree on whose home it is).
-    package static func passwdHome() -> String? { ConfigLocation.passwdHome() }
-
-    /// `$XDG_STATE_HOME/passconduit`, else `$HOME/.local/state/passconduit`.
+    /// `$XDG_STATE_HOME/passconduit`, else `$HOME/.local/state/passconduit` (ConfigLocation's
+    /// one XDG rule; the milter's log finds its folder through here).
     package static func stateDirectory(_ env: [String: String]) -> String? {
-        if let s = env["XDG_STATE_HOME"], s.hasPrefix("/") { return s + "/passconduit" }
-        if let h = env["HOME"], h.hasPrefix("/") { return h + "/.local/state/passconduit" }
-        return nil
+        ConfigLocation.stateDirectory(environment: env)
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Conduit
 import Foundation
 
 /// One line per message: to `$XDG_STATE_HOME/passconduit/filter.log` (created 0700/0600, appended
@@ -18,7 +19,7 @@ package struct FilterLog: Sendable {
 
     package init(destination: FilterLogDestination, environment: [String: String]) {
         self.destination = destination
-        self.path = FilterEnvironment.stateDirectory(environment).map { $0 + "/filter.log" }
+        self.path = ConfigLocation.stateDirectory(environment: environment).map { $0 + "/filter.log" }
     }
 
     package func record(_ plan: FilterPlan, elapsed: Double, wroteOutput: Bool) {

@@ -6,9 +6,10 @@ import Darwin
 
 /// An I/O failure while reading a mailbox; it names the path (or "<stdin>"/"fd N") and the OS reason.
 package struct MailboxError: Error, Sendable, Equatable, CustomStringConvertible {
-    package struct Code: RawRepresentable, Hashable, Sendable {
-        package var rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
+    package struct Code: Hashable, Sendable {
+        // A closed set: only the codes below exist (callers match them, never text).
+        package let rawValue: String
+        private init(rawValue: String) { self.rawValue = rawValue }
         package static let cannotOpen = Code(rawValue: "cannot-open")
         package static let readFailed = Code(rawValue: "read-failed")
         package static let notAMaildir = Code(rawValue: "not-a-maildir")

@@ -1,10 +1,12 @@
 import COpenSSL
 import Foundation
 
-/// SHA-1 / SHA-256 through OpenSSL's EVP interface, as lowercase hex.
+/// SHA-1 / SHA-256 through OpenSSL's EVP interface, and lowercase hex: the one digest and hex
+/// encoder of the project (WalletPass checks manifests with it, PassStore checks stored bytes).
 package enum Digest {
-    package enum Algorithm: String { case sha1 = "SHA-1", sha256 = "SHA-256" }
+    package enum Algorithm: String, Sendable { case sha1 = "SHA-1", sha256 = "SHA-256" }
 
+    /// Lowercase hex digest of `bytes`.
     package static func hex<C: ContiguousBytes>(_ algorithm: Algorithm, _ bytes: C) -> String {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
@@ -17,14 +19,27 @@ package enum Digest {
         return hexString(out.prefix(Int(length)))
     }
 
-    static func hexString<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+    /// Lowercase hex SHA-256 of `bytes`.
+    package static func sha256Hex<C: ContiguousBytes>(_ bytes: C) -> String {
+        hex(.sha256, bytes)
+    }
+
+    /// Two lowercase hex digits per byte.
+    package static func hexString<S: Sequence>(_ bytes: S, separator: String = "") -> String where S.Element == UInt8 {
         let digits = Array("0123456789abcdef".utf8)
         var s = [UInt8]()
-        for b in bytes {
+        s.reserveCapacity(bytes.underestimatedCount * (2 + separator.utf8.count))
+        for (n, b) in bytes.enumerated() {
+            if n > 0 { s.append(contentsOf: separator.utf8) }
             s.append(digits[Int(b >> 4)])
             s.append(digits[Int(b & 0x0F)])
         }
         return String(decoding: s, as: UTF8.self)
+    }
+
+    /// True for exactly 64 lowercase hex digits.
+    package static func isSHA256Hex(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }
 
