@@ -40,7 +40,8 @@ let package = Package(
         .target(name: "CMagicLazy", dependencies: ["CMagic"]),
         .target(name: "CSQLiteLazy"),
 
-        // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL) and changeMessage formatter.
+        // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL), changeMessage formatter and
+        // write-everything / read-to-the-end loop over a file descriptor.
         .target(name: "Support", dependencies: ["COpenSSL"]),
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
@@ -66,7 +67,7 @@ let package = Package(
         ]),
         // Detection, scanning pipeline, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CMagicLazy",
+            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CMagicLazy", "Support",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
@@ -75,7 +76,7 @@ let package = Package(
         // The delivery filter as a process around a plan: scan (worker, report codec), library
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
-        .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
+        .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore", "Support"]),
         // The delivery filter as a Sendmail/Postfix milter (protocol version 6) on SwiftNIO: packet
         // codec, per-session state machine, message collection into the filter's spool, and the
         // same plan and scanner as `passconduit filter`. `passconduit milter` owns the process.
@@ -88,7 +89,7 @@ let package = Package(
         .target(name: "LibraryRoot", dependencies: ["PassStore"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
+            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -101,7 +102,9 @@ let package = Package(
         // Benchmarks: plain release executables driven by scripts in Benchmarks/.
         .executableTarget(name: "MIMEBench", dependencies: ["MailMIME"], path: "Benchmarks/MIMEBench"),
         .executableTarget(name: "PassBench", dependencies: ["WalletPass"], path: "Benchmarks/PassBench"),
-        .executableTarget(name: "StoreBench", dependencies: ["PassStore", "Support"], path: "Benchmarks/StoreBench"),
+        // Synthetic library records: the store benchmark's, and the PassStore tests' child processes'.
+        .target(name: "SyntheticPasses", dependencies: ["PassStore", "Support", "TestRandom"], path: "Benchmarks/SyntheticPasses"),
+        .executableTarget(name: "StoreBench", dependencies: ["PassStore", "SyntheticPasses", "TestRandom"], path: "Benchmarks/StoreBench"),
 
         // The one seeded random generator of the test suites (SplitMix64).
         .target(name: "TestRandom", path: "Tests/TestRandom"),
@@ -109,7 +112,9 @@ let package = Package(
         .testTarget(name: "WalletPassTests", dependencies: ["TestRandom", "WalletPass", "Support"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
-        .testTarget(name: "PassStoreTests", dependencies: ["TestRandom", "PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
+        // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
+        .executableTarget(name: "PassStoreTestChild", dependencies: ["PassStore", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
+        .testTarget(name: "PassStoreTests", dependencies: ["PassStoreTestChild", "TestRandom", "PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
         .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [

@@ -105,6 +105,23 @@ final class MilterHandler: ChannelInboundHandler {
         end(context, reason: "\(error)")
     }
 
+    /// On TCP, every read re-arms TCP_QUICKACK. Postfix writes the no-reply packets (recipients,
+    /// header fields, body chunks) back to back and then end-of-message; Nagle on its side holds
+    /// the last small write until the earlier ones are acknowledged, and Linux delays that ACK (up
+    /// to 40 ms) when nothing goes back. Benchmarks/milter on loopback TCP lost a third of
+    /// Postfix's messages per second to that wait; on a Unix socket there is none.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if isTCP, let options = context.channel.syncOptions {
+            try? options.setOption(Self.quickAck, value: 1)
+        }
+        context.fireChannelReadComplete()
+    }
+
+    private lazy var isTCP: Bool = {
+        switch server.listeningAddress { case .inet: return true; default: return false }
+    }()
+    private static let quickAck = ChannelOptions.Types.SocketOption(level: .init(rawValue: 6), name: .init(rawValue: 12))   // IPPROTO_TCP, TCP_QUICKACK
+
     func channelInactive(context: ChannelHandlerContext) {
         server.sessionEnded(id)
         context.fireChannelInactive()

@@ -27,7 +27,11 @@ package final class MilterServer: Sendable {
         var nextID = 1
         var draining = false
         var boundAddress: SocketAddress?
+        var address: MilterAddress?
     }
+
+    /// Where the daemon listens (nil before `start`).
+    var listeningAddress: MilterAddress? { state.withLockedValue { $0.address } }
 
     package init(settings: MilterSettings, eventLoopThreads: Int = 1) {
         var log = FilterLog(destination: settings.filter.log, environment: settings.environment)
@@ -98,7 +102,7 @@ package final class MilterServer: Sendable {
         case .inet(let host, let port):
             channel = try bootstrap.bind(host: host, port: port).wait()
         }
-        state.withLockedValue { $0.listener = channel; $0.boundAddress = channel.localAddress }
+        state.withLockedValue { $0.listener = channel; $0.boundAddress = channel.localAddress; $0.address = address }
         log("listening on \(address)")
     }
 

@@ -89,6 +89,15 @@ struct Context {
         return (library, try resolve(text, in: library))
     }
 
+    /// The pass an ID argument named: the library, its id, what the library stores about it and
+    /// its bytes (show, send).
+    func namedPass(_ text: String) throws -> (library: any PassLibraryBackend, id: PassID, stored: StoredPass, bytes: [UInt8]) {
+        let (library, passID) = try libraryAndPass(text)
+        let stored = try storedPass(passID, named: text, in: library)
+        let bytes = try LibraryCall.run { try await library.export(passID) }
+        return (library, passID, stored, bytes)
+    }
+
     /// The stored pass an ID argument named, or a "no such pass" error naming the argument.
     func storedPass(_ id: PassID, named text: String, in library: any PassLibraryBackend) throws -> StoredPass {
         guard let stored = try LibraryCall.run({ try await library.pass(id) }) else {
