@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        // The pass library on a PostgreSQL server (PassStorePostgres only).
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // C libraries from Debian (libssl-dev, libzip-dev, libmagic-dev).
@@ -85,8 +87,10 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
+        .target(name: "PassStorePostgres", dependencies: ["PassStore", "Support", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The composition root: a `--library` value -> a library backend. Only executables use it.
-        .target(name: "LibraryRoot", dependencies: ["PassStore"]),
+        .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
             "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support",
@@ -112,9 +116,15 @@ let package = Package(
         .testTarget(name: "WalletPassTests", dependencies: ["TestRandom", "WalletPass", "Support"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
+        // A PostgreSQL server of the tests' own (initdb, pg_ctl on a socket in a temporary folder).
+        .target(name: "PostgresTestKit", path: "Tests/PostgresTestKit"),
         // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
         .executableTarget(name: "PassStoreTestChild", dependencies: ["PassStore", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
-        .testTarget(name: "PassStoreTests", dependencies: ["PassStoreTestChild", "TestRandom", "PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
+        // PassStore's behaviour, against SQLite and (BackendConformanceTests) PostgreSQL too.
+        .testTarget(name: "PassStoreTests", dependencies: [
+            "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PostgresTestKit", "Support",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
         .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
@@ -126,6 +136,7 @@ let package = Package(
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore"], exclude: ["update-peer"]),
+        // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PostgresTestKit"], exclude: ["update-peer"]),
     ]
 )

@@ -69,8 +69,13 @@ struct Context {
 
     /// The library `--library`, the config or the default names, opened by the composition root.
     func library() throws -> any PassLibraryBackend {
+        var libraryOptions = LibraryOptions()
+        libraryOptions.user = options.user
         do {
-            return try LibraryRoot.openBlocking(libraryPath)
+            return try LibraryRoot.openBlocking(libraryPath, options: libraryOptions)
+        } catch let error as LibraryError where error.kind == .unavailable {
+            // A server that is down or refuses us now: try again later (75), not a broken setup.
+            throw CLIError("\(error)", status: .tempFailure)
         } catch {
             throw CLIError("\(error)", status: .cannotCreate)
         }

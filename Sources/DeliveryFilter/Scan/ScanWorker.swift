@@ -105,7 +105,7 @@ package final class ScanWorkerPool: Sendable {
             let reply: [UInt8]
             switch scan(message) {
             case .success(let reports): reply = FilterReportCodec.encode(reports)
-            case .failure(let error): reply = FilterReportCodec.encodeFailure(error.detail)
+            case .failure(let error): reply = FilterReportCodec.encodeFailure(error)
             }
             alarm(0)
             guard writeFrame(fd, reply) else { return 74 }   // EX_IOERR: the host went away
