@@ -4,11 +4,11 @@ import PassStore
 // PassStoreTestChild: the child processes of the PassStore multi-process and crash tests
 // (Tests/PassStoreTests start it; Package.swift declares it so it is built with the tests).
 //
-//   PassStoreTestChild worker --library PATH --worker N [--ops 200] [--size 8000]
+//   PassStoreTestChild worker --library PATH|postgresql://… --worker N [--ops 200] [--size 8000] [--user NAME]
 //   PassStoreTestChild crash-child --library PATH --seed N
 
 let usage = """
-    usage: PassStoreTestChild worker --library PATH --worker N [--ops N] [--size BYTES]
+    usage: PassStoreTestChild worker --library PATH|URI --worker N [--ops N] [--size BYTES] [--user NAME]
            PassStoreTestChild crash-child --library PATH --seed N
     """
 
@@ -40,7 +40,8 @@ guard let library = options["library"] else {
 do {
     switch command {
     case "worker":
-        try Worker.run(library: library, worker: option("worker"), ops: option("ops", default: 200), size: option("size", default: 8_000))
+        try Worker.run(library: library, worker: option("worker"), ops: option("ops", default: 200), size: option("size", default: 8_000),
+                       user: options["user"])
     case "crash-child":
         try CrashChild.run(library: library, seed: UInt64(option("seed")))
     default:
