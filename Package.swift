@@ -39,6 +39,7 @@ let package = Package(
         .target(name: "CZipLazy", dependencies: ["CZip"]),
         .target(name: "CMagicLazy", dependencies: ["CMagic"]),
         .target(name: "CSQLiteLazy"),
+        .target(name: "CPngLazy"),
 
         // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL) and changeMessage formatter.
         .target(name: "Support", dependencies: ["COpenSSL"]),
@@ -71,7 +72,7 @@ let package = Package(
         ]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
         // Knows nothing of mail or the library.
-        .target(name: "PassRender", dependencies: ["WalletPass", "CCairo", "CCairoLazy"]),
+        .target(name: "PassRender", dependencies: ["WalletPass", "CCairo", "CCairoLazy", "CPngLazy"]),
         // The delivery filter as a process around a plan: scan (worker, report codec), library
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
