@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        // The pass library on a PostgreSQL server (PassStorePostgres only).
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // C libraries from Debian (libssl-dev, libzip-dev, libmagic-dev).
@@ -41,7 +43,8 @@ let package = Package(
         .target(name: "CSQLiteLazy"),
         .target(name: "CPngLazy"),
 
-        // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL) and changeMessage formatter.
+        // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL), changeMessage formatter and
+        // write-everything / read-to-the-end loop over a file descriptor.
         .target(name: "Support", dependencies: ["COpenSSL"]),
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
@@ -67,7 +70,7 @@ let package = Package(
         ]),
         // Detection, scanning pipeline, add-flow decisions, config.
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CMagicLazy",
+            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CMagicLazy", "Support",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
@@ -76,7 +79,7 @@ let package = Package(
         // The delivery filter as a process around a plan: scan (worker, report codec), library
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.
-        .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore"]),
+        .target(name: "DeliveryFilter", dependencies: ["Conduit", "MailMIME", "WalletPass", "PassStore", "Support"]),
         // The delivery filter as a Sendmail/Postfix milter (protocol version 6) on SwiftNIO: packet
         // codec, per-session state machine, message collection into the filter's spool, and the
         // same plan and scanner as `passconduit filter`. `passconduit milter` owns the process.
@@ -85,11 +88,13 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
+        .target(name: "PassStorePostgres", dependencies: ["PassStore", "Support", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The composition root: a `--library` value -> a library backend. Only executables use it.
-        .target(name: "LibraryRoot", dependencies: ["PassStore"]),
+        .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend",
+            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -102,7 +107,9 @@ let package = Package(
         // Benchmarks: plain release executables driven by scripts in Benchmarks/.
         .executableTarget(name: "MIMEBench", dependencies: ["MailMIME"], path: "Benchmarks/MIMEBench"),
         .executableTarget(name: "PassBench", dependencies: ["WalletPass"], path: "Benchmarks/PassBench"),
-        .executableTarget(name: "StoreBench", dependencies: ["PassStore", "Support"], path: "Benchmarks/StoreBench"),
+        // Synthetic library records: the store benchmark's, and the PassStore tests' child processes'.
+        .target(name: "SyntheticPasses", dependencies: ["PassStore", "Support", "TestRandom"], path: "Benchmarks/SyntheticPasses"),
+        .executableTarget(name: "StoreBench", dependencies: ["PassStore", "SyntheticPasses", "TestRandom"], path: "Benchmarks/StoreBench"),
 
         // The one seeded random generator of the test suites (SplitMix64).
         .target(name: "TestRandom", path: "Tests/TestRandom"),
@@ -110,7 +117,15 @@ let package = Package(
         .testTarget(name: "WalletPassTests", dependencies: ["TestRandom", "WalletPass", "Support"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassCalendarTests", dependencies: ["PassCalendar", "WalletPass"]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "WalletPass"], exclude: ["decode_barcodes.py"]),
-        .testTarget(name: "PassStoreTests", dependencies: ["TestRandom", "PassStore", "Support", .product(name: "GRDB", package: "GRDB.swift")], resources: [.copy("Fixtures")]),
+        // A PostgreSQL server of the tests' own (initdb, pg_ctl on a socket in a temporary folder).
+        .target(name: "PostgresTestKit", path: "Tests/PostgresTestKit"),
+        // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
+        .executableTarget(name: "PassStoreTestChild", dependencies: ["PassStore", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
+        // PassStore's behaviour, against SQLite and (BackendConformanceTests) PostgreSQL too.
+        .testTarget(name: "PassStoreTests", dependencies: [
+            "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PostgresTestKit", "Support",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
         .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
@@ -122,6 +137,7 @@ let package = Package(
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore"]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore"], exclude: ["update-peer"]),
+        // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PostgresTestKit"], exclude: ["update-peer"]),
     ]
 )

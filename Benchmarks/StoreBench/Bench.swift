@@ -1,5 +1,7 @@
 import Foundation
 import PassStore
+import SyntheticPasses
+import TestRandom
 
 /// `StoreBench bench`: latency of `contains` and `add` with many passes in the library.
 /// The library is filled through `add` itself (one transaction per pass) and kept between
@@ -33,7 +35,7 @@ enum Bench {
         let reopen = ContinuousClock.now - reopenStart
         lib = second
 
-        var rng = SplitMix(seed: 42)
+        var rng = SeededGenerator(state: 42)
         // contains on stored passes (contained), on changed ones (update) and on unknown ids (new).
         var containsTimes: [Duration] = []
         var states: [LibraryState: Int] = [:]

@@ -1,17 +1,13 @@
 import Foundation
 import PassStore
 
-// StoreBench: the PassStore benchmark, and the helper processes of the multi-process and
-// crash tests (Tests/PassStoreTests run it as a child process).
+// StoreBench: the PassStore benchmark (Benchmarks/store/run.sh). The multi-process and crash
+// tests' child processes are their own target, Tests/PassStoreTestChild.
 //
 //   StoreBench bench --library PATH [--passes 100000] [--samples 2000] [--size 30000] [--synchronous normal|full]
-//   StoreBench worker --library PATH --worker N [--ops 200] [--size 8000]
-//   StoreBench crash-child --library PATH --seed N
 
 let usage = """
     usage: StoreBench bench --library PATH [--passes N] [--samples N] [--size BYTES] [--synchronous normal|full]
-           StoreBench worker --library PATH --worker N [--ops N] [--size BYTES]
-           StoreBench crash-child --library PATH --seed N
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -45,10 +41,6 @@ do {
         let sync: LibraryOptions.Synchronous = options["synchronous"] == "full" ? .full : .normal
         try Bench.run(library: library, passes: option("passes", default: 100_000), samples: option("samples", default: 2_000),
                       size: option("size", default: 30_000), synchronous: sync)
-    case "worker":
-        try Worker.run(library: library, worker: option("worker"), ops: option("ops", default: 200), size: option("size", default: 8_000))
-    case "crash-child":
-        try CrashChild.run(library: library, seed: UInt64(option("seed")))
     default:
         FileHandle.standardError.write(Data("StoreBench: unknown command \(command)\n\(usage)\n".utf8))
         exit(64)

@@ -1,15 +1,26 @@
 import Foundation
 import PassStore
+import PassStorePostgres
 
 /// The one place a pass library is opened (the composition root): the executables turn a
 /// `--library` value into a backend here, and nothing else in the program chooses one.
 ///
-/// A file path is an SQLite library (`PassLibrary`, created on first use).
+/// `postgresql://…` or `postgres://…` (libpq's URI rules) is a library on a PostgreSQL server
+/// (`PostgresLibrary`, the user's library created on first use); anything else is a file path,
+/// an SQLite library (`PassLibrary`, created on first use).
 package enum LibraryRoot {
     /// Opens the library `location` names (the `--library` value, the config's `[library] path`,
-    /// or the default path the caller worked out).
+    /// or the default path the caller worked out). `options.user` picks whose library on a server.
     package static func open(_ location: String, options: LibraryOptions = .default) async throws -> any PassLibraryBackend {
-        try PassLibrary(path: location, options: options)
+        if isServer(location) {
+            return try await PostgresLibrary.open(location, options: options)
+        }
+        return try PassLibrary(path: location, options: options)
+    }
+
+    /// Whether `location` names a library on a server rather than a file.
+    package static func isServer(_ location: String) -> Bool {
+        PostgresLocation.isPostgres(location)
     }
 
     /// `open` for synchronous callers (a command's main thread, the filter's scan worker).

@@ -26,6 +26,7 @@ package struct MilterScanner: FilterPassScanning {
         }
         var first: [FilterPassReport]? = nil
         var failures: [String] = []
+        var unavailable = false
         for path in libraries {
             var o = options
             o.libraryPath = path
@@ -35,10 +36,13 @@ package struct MilterScanner: FilterPassScanning {
             } catch {
                 // One recipient's busy or broken library costs that recipient's offer only.
                 failures.append("\(path): \(error)")
+                if (error as? FilterError)?.code == .libraryUnavailable { unavailable = true }
             }
         }
         if let first { return first }
-        throw FilterError(.scanFailed, detail: "no recipient library could be used: " + failures.joined(separator: "; "))
+        // Every library failed and a server among them is down: the message waits (tempfail).
+        throw FilterError(unavailable ? .libraryUnavailable : .scanFailed,
+                          detail: "no recipient library could be used: " + failures.joined(separator: "; "))
     }
 }
 

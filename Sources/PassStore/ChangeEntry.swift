@@ -13,4 +13,13 @@ package struct ChangeEntry: Sendable, Equatable {
     package var at: Date
     /// For a replace: which fields changed and the pass's change messages ("Gate changed to B22").
     package var changes: [FieldChange] = []
+
+    package init(sequence: Int64, kind: ChangeKind, passID: PassID, sha256: String?, at: Date, changes: [FieldChange] = []) {
+        self.sequence = sequence
+        self.kind = kind
+        self.passID = passID
+        self.sha256 = sha256
+        self.at = at
+        self.changes = changes
+    }
 }

@@ -23,6 +23,10 @@ package struct LibraryError: Error, Sendable, CustomStringConvertible {
         case exists = "exists"
         /// The library was written by a newer passconduit whose schema this one does not know.
         case newerSchema = "newer-schema"
+        /// The library's server cannot be used now: it is down or unreachable, refuses the login,
+        /// is read-only (a standby), or dropped the connection at a moment when retrying could
+        /// apply a change twice. Nothing was written. A temporary failure: a filter exits 75.
+        case unavailable = "unavailable"
     }
     package let kind: Kind
     package let message: String

@@ -20,6 +20,9 @@ package struct LibraryOptions: Sendable {
     package var maxPassBytes: Int = 64 << 20
     /// The clock for added/updated/offer/change times (tests inject one).
     package var now: @Sendable () -> Date = { Date() }
+    /// Whose library, on a server that keeps many users' libraries in one database (PostgreSQL,
+    /// `--user`); nil is the login name. A library file belongs to one user and ignores it.
+    package var user: String? = nil
 
     package enum Synchronous: String, Sendable {
         case normal = "NORMAL"

@@ -19,7 +19,7 @@ package enum LibraryState: String, Sendable {
 
     /// The decision for an incoming pass against the stored one with the same id.
     /// A signing time equal to the stored one is not earlier, so it is an update.
-    static func of(incomingSHA256: String, incomingSigningTime: Date?,
+    package static func of(incomingSHA256: String, incomingSigningTime: Date?,
                    storedSHA256: String, storedSigningTime: Date?) -> LibraryState {
         if incomingSHA256 == storedSHA256 { return .contained }
         guard let incoming = incomingSigningTime, let stored = storedSigningTime else { return .update }

@@ -16,4 +16,21 @@ package struct Offer: Sendable, Equatable {
     package var signingTime: Date?
     package var source: PassSource?
     package var createdAt: Date
+
+    package init(offerID: Int64, passID: PassID, teamIdentifier: String, status: String, sha256: String,
+                 byteCount: Int, organizationName: String, description: String, kind: String,
+                 signingTime: Date?, source: PassSource?, createdAt: Date) {
+        self.offerID = offerID
+        self.passID = passID
+        self.teamIdentifier = teamIdentifier
+        self.status = status
+        self.sha256 = sha256
+        self.byteCount = byteCount
+        self.organizationName = organizationName
+        self.description = description
+        self.kind = kind
+        self.signingTime = signingTime
+        self.source = source
+        self.createdAt = createdAt
+    }
 }

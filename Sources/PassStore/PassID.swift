@@ -14,7 +14,7 @@ package struct PassID: Hashable, Sendable, CustomStringConvertible {
 
     /// SQLite receives text as C strings, so a NUL would cut an id short and make it another
     /// pass's id. No real pass has one: the library stores no such id and finds none.
-    var containsNUL: Bool {
+    package var containsNUL: Bool {
         passTypeIdentifier.utf8.contains(0) || serialNumber.utf8.contains(0)
     }
 }

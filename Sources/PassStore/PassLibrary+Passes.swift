@@ -210,62 +210,14 @@ extension PassLibrary {
     }
 
     /// Git's shortest abbreviation.
-    static var minimumDigestPrefix: Int { 4 }
+    static var minimumDigestPrefix: Int { LibraryRules.minimumDigestPrefix }
 
     // MARK: - Shared steps
 
-    /// Checks a record before any write: status, identity, size and digest. Hashing happens
-    /// here, outside the transaction, so the write lock is held briefly.
+    /// Checks a record before any write (`LibraryRules.validated`).
     func validated(_ record: PassRecord, allowUntrusted: Bool, operation: String) throws -> PassRecord {
-        var r = record
-        r.sha256 = r.sha256.lowercased()
-        switch r.status {
-        case "valid":
-            break
-        case "untrusted":
-            guard allowUntrusted else {
-                throw LibraryError(.refused, "\(operation): \(r.id) is untrusted (its signer does not chain to a trusted root); it is stored only when the user allows untrusted passes",
-                                   path: path)
-            }
-        case "invalid":
-            throw LibraryError(.refused, "\(operation): \(r.id) is invalid and is never stored", path: path)
-        default:
-            throw LibraryError(.refused, "\(operation): unknown pass status “\(r.status)”", path: path)
-        }
-        guard !r.id.passTypeIdentifier.isEmpty, !r.id.serialNumber.isEmpty else {
-            throw LibraryError(.refused, "\(operation): a pass needs a passTypeIdentifier and a serialNumber", path: path)
-        }
-        guard !r.id.containsNUL, !r.teamIdentifier.utf8.contains(0) else {
-            throw LibraryError(.refused, "\(operation): the pass's identifier contains a NUL character, which no real pass has",
-                               path: path)
-        }
-        // Display text is kept, but a NUL (which SQLite would cut the text at) becomes U+FFFD.
-        r.organizationName = Self.withoutNUL(r.organizationName)
-        r.description = Self.withoutNUL(r.description)
-        r.kind = Self.withoutNUL(r.kind)
-        r.signerSubject = r.signerSubject.map(Self.withoutNUL)
-        if var source = r.source {
-            source.messageID = source.messageID.map(Self.withoutNUL)
-            source.subject = source.subject.map(Self.withoutNUL)
-            source.file = source.file.map(Self.withoutNUL)
-            r.source = source
-        }
-        guard !r.id.passTypeIdentifier.contains("/") else {
-            throw LibraryError(.refused, "\(operation): passTypeIdentifier “\(r.id.passTypeIdentifier)” contains “/”, which no pass type identifier has",
-                               path: path)
-        }
-        guard r.bytes.count <= options.maxPassBytes else {
-            throw LibraryError(.refused, "\(operation): the pass is \(r.bytes.count) bytes, more than the library's limit of \(options.maxPassBytes)",
-                               path: path)
-        }
-        guard Digest.isSHA256Hex(r.sha256), Digest.sha256Hex(r.bytes) == r.sha256 else {
-            throw LibraryError(.refused, "\(operation): the SHA-256 given for \(r.id) does not match its bytes", path: path)
-        }
-        return r
-    }
-
-    static func withoutNUL(_ text: String) -> String {
-        text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
+        try LibraryRules.validated(record, allowUntrusted: allowUntrusted, operation: operation,
+                                   maxPassBytes: options.maxPassBytes, location: path)
     }
 
     /// Replaces the current row of `existing.id` with `r` inside the caller's transaction:

@@ -22,4 +22,28 @@ package struct StoredPass: Sendable, Equatable {
     package var updatedAt: Date
     /// How many earlier versions `revert` can go back to (at most `LibraryOptions.keptVersions`).
     package var previousVersions: Int
+
+    package init(id: PassID, teamIdentifier: String, status: String, sha256: String, byteCount: Int,
+                 organizationName: String, description: String, kind: String, relevantDate: Date?,
+                 expirationDate: Date?, voided: Bool, signerSubject: String?, signingTime: Date?,
+                 fields: [StoredField], source: PassSource?, addedAt: Date, updatedAt: Date, previousVersions: Int) {
+        self.id = id
+        self.teamIdentifier = teamIdentifier
+        self.status = status
+        self.sha256 = sha256
+        self.byteCount = byteCount
+        self.organizationName = organizationName
+        self.description = description
+        self.kind = kind
+        self.relevantDate = relevantDate
+        self.expirationDate = expirationDate
+        self.voided = voided
+        self.signerSubject = signerSubject
+        self.signingTime = signingTime
+        self.fields = fields
+        self.source = source
+        self.addedAt = addedAt
+        self.updatedAt = updatedAt
+        self.previousVersions = previousVersions
+    }
 }

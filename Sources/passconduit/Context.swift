@@ -69,8 +69,13 @@ struct Context {
 
     /// The library `--library`, the config or the default names, opened by the composition root.
     func library() throws -> any PassLibraryBackend {
+        var libraryOptions = LibraryOptions()
+        libraryOptions.user = options.user
         do {
-            return try LibraryRoot.openBlocking(libraryPath)
+            return try LibraryRoot.openBlocking(libraryPath, options: libraryOptions)
+        } catch let error as LibraryError where error.kind == .unavailable {
+            // A server that is down or refuses us now: try again later (75), not a broken setup.
+            throw CLIError("\(error)", status: .tempFailure)
         } catch {
             throw CLIError("\(error)", status: .cannotCreate)
         }
@@ -87,6 +92,15 @@ struct Context {
     func libraryAndPass(_ text: String) throws -> (library: any PassLibraryBackend, id: PassID) {
         let library = try library()
         return (library, try resolve(text, in: library))
+    }
+
+    /// The pass an ID argument named: the library, its id, what the library stores about it and
+    /// its bytes (show, send).
+    func namedPass(_ text: String) throws -> (library: any PassLibraryBackend, id: PassID, stored: StoredPass, bytes: [UInt8]) {
+        let (library, passID) = try libraryAndPass(text)
+        let stored = try storedPass(passID, named: text, in: library)
+        let bytes = try LibraryCall.run { try await library.export(passID) }
+        return (library, passID, stored, bytes)
     }
 
     /// The stored pass an ID argument named, or a "no such pass" error naming the argument.

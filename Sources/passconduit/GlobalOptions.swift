@@ -2,8 +2,11 @@ import ArgumentParser
 
 /// Options every command takes (DESIGN.md, "Command-line contract").
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The pass library file.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The pass library: a file, or postgresql://USER@HOST/DB?… (libpq's URI rules) for a library on a PostgreSQL server.", valueName: "path"))
     var library: String?
+
+    @Option(name: .long, help: ArgumentHelp("Whose library on a PostgreSQL server that keeps many users' libraries (default: the login name).", valueName: "name"))
+    var user: String?
 
     @Option(name: .long, help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/passconduit/config.toml).", valueName: "path"))
     var config: String?

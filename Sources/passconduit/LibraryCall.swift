@@ -31,6 +31,7 @@ extension ExitStatus {
         case .notFound: self = .noInput
         case .ambiguousID: self = .usage
         case .notALibrary, .cannotCreate, .io, .busy, .exists, .newerSchema: self = .ioError
+        case .unavailable: self = .tempFailure
         }
     }
 }

@@ -3,6 +3,7 @@ import MailMIME
 #if canImport(Glibc)
 import Glibc
 #endif
+import Support
 
 /// Writes bytes to a file named with -o (replacing it atomically) or to stdout, refusing to
 /// pour binary data onto a terminal.
@@ -55,14 +56,6 @@ enum OutputFile {
 
     /// Writes every byte, retrying EINTR; the errno of a failure, nil on success.
     static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            // offset < count, so the pointer and length stay inside the array.
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 { offset += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            return n < 0 ? errno : EIO
-        }
-        return nil
+        FileDescriptorIO.writeAll(fd, bytes)
     }
 }

@@ -68,9 +68,7 @@ struct Send: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let (library, passID) = try context.libraryAndPass(id)
-            let stored = try context.storedPass(passID, named: id, in: library)
-            let bytes = try LibraryCall.run { try await library.export(passID) }
+            let (_, _, stored, bytes) = try context.namedPass(id)
             guard let host = bind ?? DefaultRoute.address() else {
                 throw CLIError("this computer has no default route with an IPv4 address; name the address to listen on with --bind",
                                status: .unavailable)

@@ -35,9 +35,7 @@ struct Show: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let (library, passID) = try context.libraryAndPass(id)
-            let stored = try context.storedPass(passID, named: id, in: library)
-            let bytes = try LibraryCall.run { try await library.export(passID) }
+            let (library, passID, stored, bytes) = try context.namedPass(id)
             let verdict = try context.opener().open(bytes)
             if let field {
                 guard let value = verdict.pass?.localizedValue(forFieldKey: field) else {

@@ -14,4 +14,18 @@ final class FilterReportCodecTests: XCTestCase {
         for cut in 0..<good.count { XCTAssertNil(FilterReportCodec.decode(Array(good.prefix(cut))), "prefix \(cut)") }
         XCTAssertNil(FilterReportCodec.decode(Array("R999999999:".utf8)))
     }
+
+    func testAnUnavailableLibraryKeepsItsCodeAcrossTheProcessSoTheMessageWaits() throws {
+        let down = FilterError(.libraryUnavailable, detail: "postgresql://db: cannot reach the server")
+        XCTAssertEqual(FilterReportCodec.decode(FilterReportCodec.encodeFailure(down)), .failure(down))
+        XCTAssertTrue(down.retryLater)
+        XCTAssertEqual(FilterReportCodec.decode(FilterReportCodec.encodeFailure(FilterError(.scanFailed, detail: "x"))),
+                       .failure(FilterError(.scanFailed, detail: "x")))
+        // Without --fail-closed a failed scan passes the message; an unavailable library holds it (75).
+        let filter = DeliveryFilter(options: FilterOptions())
+        let held = filter.plan(try FilterSpool(bytes: Array("Subject: x\n\nbody\n".utf8))) { _ in .failure(down) }
+        XCTAssertEqual(held.output, .nothing)
+        let passed = filter.plan(try FilterSpool(bytes: Array("Subject: x\n\nbody\n".utf8))) { _ in .failure(FilterError(.scanFailed, detail: "x")) }
+        XCTAssertEqual(passed.output, .unchanged)
+    }
 }

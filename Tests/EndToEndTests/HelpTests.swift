@@ -19,7 +19,7 @@ final class HelpTests: XCTestCase {
           passconduit scan --json - < message.eml
           passconduit scan --trust Samples/ca/trust Samples/messages/type.eml
 
-        USAGE: passconduit scan [--library <path>] [--config <path>] [--trust <dir> ...] [--lang <code>] [--json] [--verbose] [--no-color] [<path> ...]
+        USAGE: passconduit scan [--library <path>] [--user <name>] [--config <path>] [--trust <dir> ...] [--lang <code>] [--json] [--verbose] [--no-color] [<path> ...]
         """), run.stdout)
     }
 

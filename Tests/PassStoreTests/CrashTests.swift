@@ -19,7 +19,7 @@ final class CrashTests: XCTestCase {
         let started = Date()
         for iteration in 0..<200 {
             let library = dir.path + "/lib\(iteration / 25)/library.sqlite"
-            let child = try StoreBenchProcess.start(["crash-child", "--library", library, "--seed", "\(iteration + 1)"],
+            let child = try TestChildProcess.start(["crash-child", "--library", library, "--seed", "\(iteration + 1)"],
                                                     output: dir.path + "/child")
             if iteration % 5 == 0 {
                 // One kill in five lands anywhere in start-up: open, flock, creation, migration.
@@ -28,7 +28,7 @@ final class CrashTests: XCTestCase {
                 // The others land among the writes: wait for the first reported commit (start-up
                 // time varies with the machine's load), then let it write for 0-40 ms more.
                 let began = Date()
-                while !StoreBenchProcess.text(dir.path + "/child.out").contains("committed"),
+                while !TestChildProcess.text(dir.path + "/child.out").contains("committed"),
                       child.isRunning, Date().timeIntervalSince(began) < 10 {
                     usleep(2_000)
                 }
@@ -39,7 +39,7 @@ final class CrashTests: XCTestCase {
             if child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL {
                 killedMidRun += 1
             } else {
-                XCTFail("iteration \(iteration): child exited by itself (\(child.terminationStatus)): \(StoreBenchProcess.text(dir.path + "/child.err"))")
+                XCTFail("iteration \(iteration): child exited by itself (\(child.terminationStatus)): \(TestChildProcess.text(dir.path + "/child.err"))")
             }
             guard FileManager.default.fileExists(atPath: library) else { continue }   // killed before creating it
             let reopened = try PassLibrary(path: library)
@@ -48,7 +48,7 @@ final class CrashTests: XCTestCase {
             if !problems.isEmpty { break }
             let last = try reopened.lastSequence()
             sequences.append(last)
-            let reported = StoreBenchProcess.text(dir.path + "/child.out").split(separator: "\n")
+            let reported = TestChildProcess.text(dir.path + "/child.out").split(separator: "\n")
                 .compactMap { $0.hasPrefix("committed ") ? Int64($0.dropFirst(10)) : nil }.last
             if let reported {
                 XCTAssertGreaterThanOrEqual(last, reported, "iteration \(iteration): a reported commit was lost")

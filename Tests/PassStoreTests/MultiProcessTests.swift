@@ -12,7 +12,7 @@ final class MultiProcessTests: XCTestCase {
         let workers = 16, ops = 200
         let started = Date()
         let processes = try (0..<workers).map { worker in
-            try StoreBenchProcess.start(["worker", "--library", dir.library, "--worker", "\(worker)", "--ops", "\(ops)",
+            try TestChildProcess.start(["worker", "--library", dir.library, "--worker", "\(worker)", "--ops", "\(ops)",
                                          "--size", "6000"], output: dir.path + "/worker\(worker)")
         }
         var expectedPasses: [PassID: String] = [:]
@@ -20,10 +20,10 @@ final class MultiProcessTests: XCTestCase {
         var expectedLog = 0
         for (worker, process) in processes.enumerated() {
             process.waitUntilExit()
-            let stderr = StoreBenchProcess.text(dir.path + "/worker\(worker).err")
+            let stderr = TestChildProcess.text(dir.path + "/worker\(worker).err")
             XCTAssertEqual(process.terminationStatus, 0, "worker \(worker): \(stderr)")
             XCTAssertFalse(stderr.contains("locked"), stderr)
-            for line in StoreBenchProcess.text(dir.path + "/worker\(worker).out").split(separator: "\n") {
+            for line in TestChildProcess.text(dir.path + "/worker\(worker).out").split(separator: "\n") {
                 let parts = line.split(separator: " ").map(String.init)
                 switch parts.first {
                 case "pass": expectedPasses[PassID(passTypeIdentifier: parts[1], serialNumber: parts[2])] = parts[3]
@@ -63,13 +63,13 @@ final class MultiProcessTests: XCTestCase {
         for round in 0..<8 {
             let library = dir.path + "/round\(round)/library.sqlite"
             let processes = try (0..<16).map { worker in
-                try StoreBenchProcess.start(["worker", "--library", library, "--worker", "\(worker)", "--ops", "1",
+                try TestChildProcess.start(["worker", "--library", library, "--worker", "\(worker)", "--ops", "1",
                                              "--size", "1000"], output: dir.path + "/open\(round)-\(worker)")
             }
             for (worker, process) in processes.enumerated() {
                 process.waitUntilExit()
                 XCTAssertEqual(process.terminationStatus, 0,
-                               "round \(round) worker \(worker): \(StoreBenchProcess.text(dir.path + "/open\(round)-\(worker).err"))")
+                               "round \(round) worker \(worker): \(TestChildProcess.text(dir.path + "/open\(round)-\(worker).err"))")
             }
             let opened = try PassLibrary(path: library)
             XCTAssertEqual(try opened.count(), 16)

@@ -3,6 +3,7 @@ import MailMIME
 #if canImport(Glibc)
 import Glibc
 #endif
+import Support
 
 /// Turns what the user names — files, mbox files, Maildir folders, a .pkpass/.pkpasses, "-" for
 /// stdin — into messages and passes. The kind of a file is found from its content, never its
@@ -356,17 +357,13 @@ package struct InputScanner: Sendable {
     static func readUpTo(_ fd: Int32, count: Int) throws(ReadError) -> [UInt8] {
         guard count > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            // filled < count, so the pointer stays inside the buffer and the length is positive.
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
-            if n > 0 { filled += n; continue }
-            if n == 0 { break }
-            if errno == EINTR { continue }
-            throw ReadError(code: errno)
+        switch buffer.withUnsafeMutableBytes({ FileDescriptorIO.readFully(fd, into: $0) }) {
+        case .success(let filled):
+            buffer.removeSubrange(filled...)
+            return buffer
+        case .failure(let error):
+            throw ReadError(code: error.code)
         }
-        buffer.removeSubrange(filled...)
-        return buffer
     }
 
     /// An OS reason as the rest of a sentence: "Permission denied" -> "permission denied".

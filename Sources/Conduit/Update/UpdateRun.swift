@@ -240,7 +240,8 @@ package final class UpdateRun: Sendable {
         await withTaskGroup(of: (Int, UpdateOutcome, WebServiceState).self, returning: [(Int, UpdateOutcome, WebServiceState)].self) { group in
             var collected: [(Int, UpdateOutcome, WebServiceState)] = []
             var next = range.lowerBound
-            while next < range.upperBound && next - range.lowerBound < width {
+            // Starts the check of work[next]: `width` at first, then one each time one ends.
+            func startNext() {
                 let index = next
                 let candidate = work[index]
                 group.addTask { [self] in
@@ -249,17 +250,10 @@ package final class UpdateRun: Sendable {
                 }
                 next += 1
             }
+            while next < range.upperBound && next - range.lowerBound < width { startNext() }
             while let item = await group.next() {
                 collected.append(item)
-                if next < range.upperBound {
-                    let index = next
-                    let candidate = work[index]
-                    group.addTask { [self] in
-                        let checked = await self.check(candidate, request: request, deadline: deadline)
-                        return (index, checked.0, checked.1)
-                    }
-                    next += 1
-                }
+                if next < range.upperBound { startNext() }
             }
             return collected
         }

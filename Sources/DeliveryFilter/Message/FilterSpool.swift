@@ -2,6 +2,7 @@ import Conduit
 #if canImport(Glibc)
 import Glibc
 #endif
+import Support
 
 /// The incoming message, read to EOF: held in memory up to `memoryLimit` bytes, and beyond that in
 /// a private temporary file (O_TMPFILE, or mkstemp + unlink, mode 0600, in `$TMPDIR` or `/tmp`),
@@ -168,13 +169,8 @@ package final class FilterSpool {
     }
 
     private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
-        var done = 0
-        while done < bytes.count {
-            // bytes.baseAddress is non-nil: count > done >= 0.
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if n > 0 { done += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            throw FilterError(.spoolFailed, detail: "write to the spool file: \(Self.describe(n < 0 ? errno : ENOSPC))")
+        if let code = FileDescriptorIO.writeAll(fd, bytes, .at(offset), zeroWrite: ENOSPC) {
+            throw FilterError(.spoolFailed, detail: "write to the spool file: \(Self.describe(code))")
         }
     }
 
@@ -184,6 +180,6 @@ package final class FilterSpool {
     }
 
     package static func describe(_ code: Int32) -> String {
-        String(cString: strerror(code))
+        FileDescriptorIO.Errno.text(code)
     }
 }

@@ -66,7 +66,7 @@ package struct DeliveryFilter: Sendable {
         var plan = plan
         plan.error = error
         plan.reports = []
-        plan.output = (options.failClosed || error.messageUnavailable) ? .nothing : .unchanged
+        plan.output = (options.failClosed || error.retryLater) ? .nothing : .unchanged
         return plan
     }
 

@@ -16,6 +16,10 @@ package struct FilterError: Error, Sendable, Equatable, CustomStringConvertible 
         package static let badConfig = Code(rawValue: "bad-config")
         /// The scan (or its library work) failed or crashed.
         package static let scanFailed = Code(rawValue: "scan-failed")
+        /// The library's server cannot be used now (down, refuses the login, read-only): the
+        /// message must wait, so nothing is written and the host retries (exit 75, tempfail),
+        /// whatever `--fail-closed` says, rather than delivering it without its offer.
+        package static let libraryUnavailable = Code(rawValue: "library-unavailable")
         /// The scan did not finish within the deadline.
         package static let deadline = Code(rawValue: "deadline")
         /// Writing stdout failed (the host closed the pipe, disk full).
@@ -34,6 +38,9 @@ package struct FilterError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// Whether the message bytes themselves are lost (nothing can be written but exit 75).
     package var messageUnavailable: Bool { code == .inputFailed || code == .spoolFailed }
+
+    /// Whether the host must keep the message and try again later (no output, exit 75).
+    package var retryLater: Bool { messageUnavailable || code == .libraryUnavailable }
 }
 
 extension FilterError {

@@ -24,13 +24,22 @@ package enum FilterReportCodec {
         return out
     }
 
+    /// A failure with its code when the code changes what the host must do: a library that is
+    /// unavailable is `T` + netstring (the message waits), anything else `E` + netstring.
+    package static func encodeFailure(_ error: FilterError) -> [UInt8] {
+        guard error.code == .libraryUnavailable else { return encodeFailure(error.detail) }
+        var out: [UInt8] = [0x54]   // "T"
+        netstring(error.detail, into: &out)
+        return out
+    }
+
     /// `.success(reports)`, `.failure(message)` or nil when the bytes are not a well-formed message.
     package static func decode(_ bytes: [UInt8]) -> Result<[FilterPassReport], FilterError>? {
         guard bytes.count <= Limits.default.filterReportBytes, let kind = bytes.first else { return nil }
         var cursor = 1
-        if kind == 0x45 {
+        if kind == 0x45 || kind == 0x54 {
             guard let text = readNetstring(bytes, &cursor), let text, cursor == bytes.count else { return nil }
-            return .failure(FilterError(.scanFailed, detail: text))
+            return .failure(FilterError(kind == 0x54 ? .libraryUnavailable : .scanFailed, detail: text))
         }
         guard kind == 0x52, let count = readNumber(bytes, &cursor, terminator: 0x3A), count <= 100_000 else { return nil }
         var reports: [FilterPassReport] = []

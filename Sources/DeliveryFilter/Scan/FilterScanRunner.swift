@@ -15,7 +15,7 @@ package struct FilterScanRunner: Sendable {
             do {
                 return .success(try makeScanner().scan(message: message))
             } catch {
-                return .failure(FilterError(.scanFailed, detail: String(describing: error)))
+                return .failure(FilterError.from(error))
             }
         case .worker(let pool):
             return pool.scan(message, deadline: .now + .seconds(deadlineSeconds))

@@ -43,8 +43,15 @@ package struct FilterScanner: FilterPassScanning {
         let setup = self.setup
         // A library that cannot be opened is an error: the message then passes unscanned (or 75
         // with --fail-closed, and the host retries) instead of silently losing its offer.
-        let library = opensLibrary ? try openLibrary(setup.libraryPath,
+        let library: (any PassLibraryBackend)?
+        do {
+            library = opensLibrary ? try openLibrary(setup.libraryPath,
                                                      FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds)) : nil
+        } catch let error as LibraryError where error.kind == .unavailable {
+            // A library server that is down: the message waits for it (75) instead of passing
+            // without its offer.
+            throw FilterError(.libraryUnavailable, detail: "\(error)")
+        }
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
         let found = scanner.scanMessage(message, source: PassSourceInfo(input: "-", message: 1))
@@ -53,6 +60,9 @@ package struct FilterScanner: FilterPassScanning {
         // and the log says why (or 75 with --fail-closed, and the host retries) — never an offer
         // silently lost because the pass looked like nothing.
         if let problem = found.lazy.compactMap(\.libraryProblem).first {
+            if problem.kind == .unavailable {
+                throw FilterError(.libraryUnavailable, detail: "the library could not say whether it holds a pass: \(problem)")
+            }
             throw FilterError(.scanFailed, detail: "the library could not say whether it holds a pass: \(problem)")
         }
         return try found.map { f in

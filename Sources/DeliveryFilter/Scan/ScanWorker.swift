@@ -3,6 +3,7 @@ import Conduit
 import Glibc
 #endif
 import Synchronization
+import Support
 
 /// Scans in worker processes started by exec (`passconduit scan-worker`), so a crash or a hang in
 /// the MIME parser, zip reader, OpenSSL or SQLite costs only the worker, never the message — and
@@ -104,7 +105,7 @@ package final class ScanWorkerPool: Sendable {
             let reply: [UInt8]
             switch scan(message) {
             case .success(let reports): reply = FilterReportCodec.encode(reports)
-            case .failure(let error): reply = FilterReportCodec.encodeFailure(error.detail)
+            case .failure(let error): reply = FilterReportCodec.encodeFailure(error)
             }
             alarm(0)
             guard writeFrame(fd, reply) else { return 74 }   // EX_IOERR: the host went away
@@ -127,28 +128,14 @@ package final class ScanWorkerPool: Sendable {
         }
         guard length <= maxBytes else { return .some(nil) }
         var message = [UInt8](repeating: 0, count: length)
-        var done = 0
-        while done < length {
-            // baseAddress is non-nil: count = length > done >= 0.
-            let n = message.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, length - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return .some(nil) }
-            done += n
+        guard case .success(length) = message.withUnsafeMutableBytes({ FileDescriptorIO.readFully(fd, into: $0) }) else {
+            return .some(nil)   // the input ended (or failed) inside the frame
         }
         return .some(message)
     }
 
     private static func writeFrame(_ fd: Int32, _ body: [UInt8]) -> Bool {
-        let bytes = Array("\(body.count):".utf8) + body
-        var done = 0
-        while done < bytes.count {
-            // baseAddress is non-nil and `done` within the buffer: the loop runs only while count > done >= 0.
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
-            if n > 0 { done += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            return false
-        }
-        return true
+        FileDescriptorIO.writeAll(fd, Array("\(body.count):".utf8) + body, .sendNoSignal) == nil
     }
 
     // MARK: - The host's side

@@ -32,7 +32,7 @@ enum MilterWorkerCommand {
             do {
                 return .success(try scanner.scan(message: message))
             } catch {
-                return .failure(FilterError(.scanFailed, detail: String(describing: error)))
+                return .failure(FilterError.from(error))
             }
         }
         _exit(status)

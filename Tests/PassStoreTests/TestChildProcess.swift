@@ -1,16 +1,17 @@
 import Foundation
 import XCTest
 
-/// Runs the `StoreBench` helper executable that `swift build` puts next to the test bundle.
-enum StoreBenchProcess {
+/// Runs the `PassStoreTestChild` helper executable (a declared dependency of PassStoreTests, so
+/// `swift build --build-tests` puts it next to the test bundle).
+enum TestChildProcess {
     static func url() throws -> URL {
         var dir = Bundle.main.bundleURL
         for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("StoreBench")
+            let candidate = dir.appendingPathComponent("PassStoreTestChild")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
-        let fallback = URL(fileURLWithPath: ".build/debug/StoreBench")
+        let fallback = URL(fileURLWithPath: ".build/debug/PassStoreTestChild")
         guard FileManager.default.isExecutableFile(atPath: fallback.path) else {
             throw Missing()
         }
@@ -18,10 +19,10 @@ enum StoreBenchProcess {
     }
 
     struct Missing: Error, CustomStringConvertible {
-        var description: String { "StoreBench is not built next to the tests; run `swift build --build-tests` first" }
+        var description: String { "PassStoreTestChild is not built next to the tests; run `swift build --build-tests` first" }
     }
 
-    /// Starts StoreBench with `arguments`, output to files (pipes could fill and block a child).
+    /// Starts PassStoreTestChild with `arguments`, output to files (pipes could fill and block a child).
     static func start(_ arguments: [String], output: String) throws -> Process {
         let process = Process()
         process.executableURL = try url()

@@ -1,7 +1,8 @@
 import Foundation
 import PassStore
+import SyntheticPasses
 
-/// `StoreBench worker`: one of many processes writing to one library at once (the multi-process
+/// `PassStoreTestChild worker`: one of many processes writing to one library at once (the multi-process
 /// test). Every op is a write; a few reads are mixed in. Prints one line per row it expects to
 /// find afterwards ("pass TYPE SERIAL SHA", "offer TYPE SERIAL SHA") and "log N" for the change
 /// entries it caused. Exits 1 at the first error (a "database is locked" included).

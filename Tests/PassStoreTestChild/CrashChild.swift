@@ -1,7 +1,9 @@
 import Foundation
 import PassStore
+import SyntheticPasses
+import TestRandom
 
-/// `StoreBench crash-child`: writes to the library without end, choosing among every kind of
+/// `PassStoreTestChild crash-child`: writes to the library without end, choosing among every kind of
 /// write, until the crash test kills it with SIGKILL. Ids come from small pools so the library
 /// stays small however long it runs. After each write returns it writes "committed N" (N = the
 /// newest change-log sequence) to stdout with one unbuffered write(2), so the test knows the
@@ -14,7 +16,7 @@ enum CrashChild {
     }
 
     static func run(library: String, seed: UInt64) throws -> Never {
-        var rng = SplitMix(seed: seed)
+        var rng = SeededGenerator(state: seed)
         let lib = try PassLibrary(path: library)
         var version = Int(seed % 1_000_000) * 1000
         while true {

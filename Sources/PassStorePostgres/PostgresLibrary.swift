@@ -1,0 +1,505 @@
+import Foundation
+import PassStore
+import PostgresNIO
+
+/// The pass library on a PostgreSQL server (postgres-nio's `PostgresClient`): many users'
+/// libraries in one database, each row carrying its `"user"`. Same operations, answers and
+/// `LibraryError` kinds as the SQLite `PassLibrary`.
+///
+/// Writes: every write is one READ COMMITTED transaction that first locks the user's
+/// `library_user` row (`SELECT … FOR UPDATE`). So one user's writes are serialized, exactly as
+/// SQLite's single writer serializes a library file, from any number of hosts and processes:
+/// no lost update (the read-decide-write of `replace`, `acceptOffer` and `stageOffer` happens
+/// under the lock), no deadlock (one lock, always taken first), no retry storm (waiters queue
+/// on the lock instead of failing and retrying as SERIALIZABLE would), and the change log's
+/// per-user sequence (`last_sequence + 1`, taken under the lock) commits in order, so a
+/// follower never sees a later number before an earlier one. Different users never wait for
+/// each other. Uniqueness is also a constraint ((user, type, serial) on pass and offer,
+/// (user, sequence) on the log), so a bug could fail a write but never duplicate a row.
+///
+/// A connection lost before COMMIT was sent rolls the transaction back on the server: the whole
+/// write is retried on a new connection until `retryDeadline`. Lost during COMMIT, the outcome is
+/// unknown, so it is reported (`unavailable`) rather than applied twice.
+package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
+    package let location: String
+    package let options: LibraryOptions
+    /// Whose library this is (the `"user"` of every row).
+    package let user: String
+    let server: PostgresLocation
+    let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    let logger: Logger
+
+    /// The LISTEN channel; a commit that logs a change notifies it with the user's name.
+    static let channel = "passconduit_changes"
+
+    private init(server: PostgresLocation, user: String, options: LibraryOptions, client: PostgresClient, logger: Logger) {
+        self.server = server
+        self.location = server.display
+        self.user = user
+        self.options = options
+        self.client = client
+        self.logger = logger
+        runTask = Task { await client.run() }
+    }
+
+    /// Connects to the server `text` names, checks (and creates or migrates) the schema and the
+    /// user's library, then keeps a connection pool for the library's operations.
+    /// `create: false` refuses a user the database has no library for (the milter's map).
+    package static func open(_ text: String, options: LibraryOptions = .default,
+                             environment: [String: String] = ProcessInfo.processInfo.environment,
+                             create: Bool = true) async throws -> PostgresLibrary {
+        let server = try PostgresLocation(text, environment: environment)
+        let user = server.libraryUser ?? options.user ?? PostgresLocation.loginName(environment)
+        guard !user.isEmpty, !user.utf8.contains(0) else {
+            throw LibraryError(.cannotCreate, "no library user: give --user NAME", path: server.display)
+        }
+        var logger = Logger(label: "passconduit.library.postgresql")
+        logger.logLevel = .critical
+        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0.1, options.retryDeadline) * 1000))
+        try await PostgresSetup(server: server, user: user, logger: logger, create: create).run(until: deadline)
+        let client = PostgresClient(configuration: try clientConfiguration(server, options: options), backgroundLogger: logger)
+        return PostgresLibrary(server: server, user: user, options: options, client: client, logger: logger)
+    }
+
+    package func close() async {
+        runTask.cancel()
+        await runTask.value
+    }
+
+    deinit { runTask.cancel() }
+
+    // MARK: - Configuration
+
+    static func tls(_ server: PostgresLocation) throws -> (client: PostgresClient.Configuration.TLS, connection: PostgresConnection.Configuration.TLS) {
+        var config = TLSConfiguration.makeClientConfiguration()
+        switch server.sslMode {
+        case .disable:
+            return (.disable, .disable)
+        case .allow, .prefer, .require:
+            // libpq: these encrypt but do not check the certificate (unless a root cert is given
+            // for require, which then behaves as verify-ca).
+            config.certificateVerification = server.sslRootCert != nil && server.sslMode == .require ? .noHostnameVerification : .none
+        case .verifyCA:
+            config.certificateVerification = .noHostnameVerification
+        case .verifyFull:
+            config.certificateVerification = .fullVerification
+        }
+        if let root = server.sslRootCert, server.sslMode != .allow, server.sslMode != .prefer {
+            config.trustRoots = .file(root)
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: config)
+        } catch {
+            throw LibraryError(.cannotCreate, "cannot set up TLS (sslmode \(server.sslMode.rawValue)): \(error)", path: server.display)
+        }
+        switch server.sslMode {
+        case .allow, .prefer: return (.prefer(config), .prefer(context))
+        default: return (.require(config), .require(context))
+        }
+    }
+
+    static func clientConfiguration(_ server: PostgresLocation, options: LibraryOptions) throws -> PostgresClient.Configuration {
+        var config: PostgresClient.Configuration
+        switch server.endpoint {
+        case .socket:
+            config = .init(unixSocketPath: server.socketPath!, username: server.role, password: server.password, database: server.database)
+        case .tcp(let host):
+            config = .init(host: host, port: server.port, username: server.role, password: server.password,
+                           database: server.database, tls: try tls(server).client)
+        }
+        config.options.connectTimeout = .seconds(Int64(server.connectTimeout ?? 10))
+        config.options.maximumConnections = 4
+        config.options.additionalStartupParameters = [("application_name", server.applicationName ?? "passconduit")]
+        config.options.keepAliveBehavior = nil
+        return config
+    }
+
+    static func connectionConfiguration(_ server: PostgresLocation) throws -> PostgresConnection.Configuration {
+        var config: PostgresConnection.Configuration
+        switch server.endpoint {
+        case .socket:
+            config = .init(unixSocketPath: server.socketPath!, username: server.role, password: server.password, database: server.database)
+        case .tcp(let host):
+            config = .init(host: host, port: server.port, username: server.role, password: server.password,
+                           database: server.database, tls: try tls(server).connection)
+        }
+        config.options.connectTimeout = .seconds(Int64(server.connectTimeout ?? 10))
+        config.options.additionalStartupParameters = [("application_name", server.applicationName ?? "passconduit")]
+        return config
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` as one write transaction holding the user's lock (see the type's comment),
+    /// retried on a new connection while the server cannot be reached, drops the connection
+    /// before COMMIT, or reports a serialization failure, until `retryDeadline`.
+    func write<T: Sendable>(_ name: String, _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
+        try await attempt(name) { [user, options, logger] connection, commitSent in
+            _ = try await connection.query("BEGIN", logger: logger)
+            do {
+                let lockWait = Int(max(0.01, options.busyTimeout) * 1000)
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(lockWait)"), logger: logger)
+                let tx = PostgresTransaction(connection: connection, user: user, logger: logger)
+                let locked = try await tx.rows("SELECT 1 FROM passconduit.library_user WHERE name = $1 FOR UPDATE", [user])
+                guard !locked.isEmpty else {
+                    throw LibraryError(.notALibrary, "\(name): the library of user \(user) is gone from the database")
+                }
+                let value = try await body(tx)
+                commitSent.value = true
+                _ = try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                if !commitSent.value { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` on one connection: in a REPEATABLE READ READ ONLY transaction (one snapshot)
+    /// when `snapshot`, else statement by statement. Retried like `write`.
+    func read<T: Sendable>(_ name: String, snapshot: Bool = false, extra: TimeInterval = 0,
+                           _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
+        try await attempt(name, extra: extra) { [user, logger] connection, _ in
+            let tx = PostgresTransaction(connection: connection, user: user, logger: logger)
+            guard snapshot else { return try await body(tx) }
+            _ = try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            do {
+                let value = try await body(tx)
+                _ = try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// The retry loop around one leased connection.
+    /// `extra`: time the work itself may take on top of the deadline (a follower's wait).
+    private func attempt<T: Sendable>(_ name: String, extra: TimeInterval = 0,
+                                      _ body: @escaping @Sendable (PostgresConnection, Flag) async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .milliseconds(Int64((max(0.05, options.retryDeadline) + extra) * 1000))
+        let display = location
+        var lastProblem = "the server did not answer"
+        while true {
+            let commitSent = Flag()
+            do {
+                return try await Deadline.run(until: deadline) { [client] in
+                    try await client.withConnection { connection in try await body(connection, commitSent) }
+                }
+            } catch let error as LibraryError {
+                throw error.path == nil ? LibraryError(error.kind, error.message, path: display) : error
+            } catch is Deadline.Passed {
+                if commitSent.value {
+                    throw LibraryError(.unavailable, "\(name): the server did not confirm the commit before the deadline; the change may or may not be in the library", path: display)
+                }
+                throw LibraryError(.unavailable, "\(name): \(lastProblem) (gave up after \(options.retryDeadline) s); nothing was written", path: display)
+            } catch {
+                let failure = PostgresFailure(error)
+                if commitSent.value && failure.connectionLost {
+                    throw LibraryError(.unavailable, "\(name): the connection was lost while committing; the change may or may not be in the library (check with `log`)", path: display)
+                }
+                guard failure.retryable else { throw failure.libraryError(name, location: display) }
+                lastProblem = failure.summary
+                guard ContinuousClock.now < deadline else {
+                    if failure.lockTimeout {
+                        throw LibraryError(.busy, "\(name): the library stayed locked by other writers; try again later", path: display)
+                    }
+                    throw LibraryError(.unavailable, "\(name): \(failure.summary) (gave up after \(options.retryDeadline) s); nothing was written", path: display)
+                }
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 5...50)))
+            }
+        }
+    }
+}
+
+/// A one-way flag shared with a transaction body (set once COMMIT has been sent).
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _value = false
+    var value: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return _value }
+        set { lock.lock(); _value = newValue; lock.unlock() }
+    }
+}
+
+/// Races work against a deadline without waiting for the work to notice: a query on a silent
+/// connection may not end for minutes, and the caller must still get its answer in time.
+enum Deadline {
+    struct Passed: Error {}
+
+    static func run<T: Sendable>(until deadline: ContinuousClock.Instant,
+                                 _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let once = Once<T>()
+        let worker = Task {
+            do { once.finish(.success(try await work())) } catch { once.finish(.failure(error)) }
+        }
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            if once.finish(.failure(Passed())) { worker.cancel() }
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in once.set(continuation) }
+        } onCancel: {
+            if once.finish(.failure(CancellationError())) { worker.cancel() }
+        }
+    }
+
+    final class Once<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<T, any Error>?
+        private var done = false
+        private var early: Result<T, any Error>?
+
+        func set(_ c: CheckedContinuation<T, any Error>) {
+            lock.lock()
+            if let early { lock.unlock(); c.resume(with: early); return }
+            continuation = c
+            lock.unlock()
+        }
+
+        @discardableResult
+        func finish(_ result: Result<T, any Error>) -> Bool {
+            lock.lock()
+            guard !done else { lock.unlock(); return false }
+            done = true
+            if let c = continuation {
+                continuation = nil
+                lock.unlock()
+                c.resume(with: result)
+            } else {
+                early = result
+                lock.unlock()
+            }
+            return true
+        }
+    }
+}
+
+/// What a postgres-nio error means for the library: whether trying again can help, and the
+/// sentence for the person (the server's own message, never the password).
+struct PostgresFailure {
+    var sqlState: String?
+    var serverMessage: String?
+    var code: PSQLError.Code?
+    var underlying: String?
+
+    init(_ error: any Error) {
+        if let e = error as? PSQLError {
+            code = e.code
+            sqlState = e.serverInfo?[.sqlState]
+            serverMessage = e.serverInfo?[.message]
+            underlying = e.underlying.map { "\($0)" }
+        } else {
+            underlying = "\(error)"
+        }
+    }
+
+    /// The connection is gone (server shut down, backend terminated, network cut).
+    var connectionLost: Bool {
+        if let code, code == .serverClosedConnection || code == .clientClosedConnection || code == .connectionError
+            || code == .uncleanShutdown { return true }
+        if let sqlState, sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" { return true }
+        return false
+    }
+
+    var lockTimeout: Bool { sqlState == "55P03" }
+
+    /// Serialization failure, deadlock, lock wait, a lost connection, a server starting up.
+    var retryable: Bool {
+        if connectionLost || lockTimeout { return true }
+        if let sqlState, sqlState == "40001" || sqlState == "40P01" { return true }
+        return false
+    }
+
+    var summary: String {
+        if let serverMessage { return "the server said: \(serverMessage)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "") }
+        if let underlying { return "the connection failed: \(underlying)" }
+        if let code { return "the connection failed (\(code))" }
+        return "the server could not be used"
+    }
+
+    func libraryError(_ name: String, location: String) -> LibraryError {
+        switch sqlState {
+        case "25006"?:
+            return LibraryError(.unavailable, "\(name): the server is read-only (a standby, or default_transaction_read_only); nothing was written", path: location)
+        case "28P01"?, "28000"?:
+            return LibraryError(.unavailable, "\(name): the server refused the login: \(serverMessage ?? "authentication failed")", path: location)
+        case "3D000"?:
+            return LibraryError(.cannotCreate, "\(name): \(serverMessage ?? "the database does not exist")", path: location)
+        case "42501"?:
+            return LibraryError(.cannotCreate, "\(name): the role may not do this: \(serverMessage ?? "permission denied")", path: location)
+        case "53100"?:
+            return LibraryError(.io, "\(name): the server's disk is full", path: location)
+        default:
+            break
+        }
+        if let code, code == .authMechanismRequiresPassword {
+            return LibraryError(.unavailable, "\(name): the server asks for a password and none was given (in the location or PGPASSFILE)", path: location)
+        }
+        if connectionLost || sqlState == nil {
+            return LibraryError(.unavailable, "\(name): \(summary); nothing was written", path: location)
+        }
+        return LibraryError(.io, "\(name): \(summary)", path: location)
+    }
+}
+
+/// One leased connection inside a transaction (or a plain read), with the user's name for the
+/// `"user"` column. Statements are written with `$n` placeholders and an argument array.
+struct PostgresTransaction: Sendable {
+    let connection: PostgresConnection
+    let user: String
+    let logger: Logger
+
+    typealias Value = (any PostgresThrowingDynamicTypeEncodable)?
+
+    static func bindings(_ values: [Value]) throws -> PostgresBindings {
+        var binds = PostgresBindings(capacity: values.count)
+        for value in values {
+            if let value { try binds.append(value) } else { binds.appendNull() }
+        }
+        return binds
+    }
+
+    /// Runs a statement and collects its rows.
+    func rows(_ sql: String, _ values: [Value] = []) async throws -> [PostgresRow] {
+        let sequence = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: try Self.bindings(values)), logger: logger)
+        var out: [PostgresRow] = []
+        for try await row in sequence { out.append(row) }
+        return out
+    }
+
+    /// Runs a statement whose rows do not matter.
+    func run(_ sql: String, _ values: [Value] = []) async throws {
+        _ = try await rows(sql, values)
+    }
+}
+
+/// Opening: reach the server with one plain connection (its errors are the server's own, where
+/// a pool would only back off and retry), then check the schema, create or migrate it, and make
+/// sure the user has a library. Reads first, so a current library on a read-only server opens
+/// without writing; creation and migration run under an advisory lock, so many processes may
+/// open a fresh database at once.
+struct PostgresSetup {
+    let server: PostgresLocation
+    let user: String
+    let logger: Logger
+    let create: Bool
+
+    /// Any number the advisory lock of schema changes is taken on ("PCLB" as in SQLite's application_id).
+    static let lockKey: Int64 = 0x5043_4C42
+
+    func run(until deadline: ContinuousClock.Instant) async throws {
+        let display = server.display
+        let configuration = try PostgresLibrary.connectionConfiguration(server)
+        var lastProblem = "the server did not answer"
+        while true {
+            do {
+                try await Deadline.run(until: deadline) { [self, logger] in
+                    let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                    do {
+                        try await setUp(PostgresTransaction(connection: connection, user: user, logger: logger))
+                        try? await connection.close()
+                    } catch {
+                        try? await connection.close()
+                        throw error
+                    }
+                }
+                return
+            } catch let error as LibraryError {
+                throw error.path == nil ? LibraryError(error.kind, error.message, path: display) : error
+            } catch is Deadline.Passed {
+                throw LibraryError(.unavailable, "open: \(lastProblem); gave up", path: display)
+            } catch {
+                let failure = PostgresFailure(error)
+                // A server starting up or a dropped connection is worth another try; a refused
+                // connection (server down), a refused login or a missing database is not.
+                let worthRetrying = failure.sqlState == "57P03" || failure.sqlState == "40001" || failure.sqlState == "40P01"
+                    || (failure.connectionLost && failure.sqlState != nil)
+                guard worthRetrying, ContinuousClock.now < deadline else {
+                    if failure.sqlState == nil, failure.connectionLost || failure.code == .connectionError {
+                        throw LibraryError(.unavailable, "open: cannot reach the PostgreSQL server: \(failure.underlying ?? failure.summary)", path: display)
+                    }
+                    throw failure.libraryError("open", location: display)
+                }
+                lastProblem = failure.summary
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 20...100)))
+            }
+        }
+    }
+
+    private func setUp(_ tx: PostgresTransaction) async throws {
+        if try await isReady(tx) { return }
+        try await tx.run("BEGIN")
+        do {
+            try await tx.run("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+            if try await schemaVersion(tx) == nil {
+                try await tx.run("CREATE SCHEMA IF NOT EXISTS passconduit")
+                try await tx.run("""
+                    CREATE TABLE passconduit.migration (
+                        version integer PRIMARY KEY,
+                        name text NOT NULL,
+                        application text NOT NULL,
+                        applied_at timestamptz NOT NULL DEFAULT now())
+                    """)
+            }
+            let version = try await schemaVersion(tx) ?? 0
+            for migration in PostgresSchema.migrations where migration.version > version {
+                // One statement per message: the extended protocol takes no lists.
+                for statement in migration.sql.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+                    try await tx.run(String(statement))
+                }
+                try await tx.run("INSERT INTO passconduit.migration (version, name, application) VALUES ($1, $2, $3)",
+                                 [migration.version, migration.name, PostgresSchema.application])
+            }
+            if try await tx.rows("SELECT 1 FROM passconduit.library_user WHERE name = $1", [user]).isEmpty {
+                guard create else {
+                    throw LibraryError(.notFound, "the database holds no library for user \(user)")
+                }
+                try await tx.run("""
+                    INSERT INTO passconduit.library_user (name, created_at) VALUES ($1, extract(epoch from now()))
+                    ON CONFLICT (name) DO NOTHING
+                    """, [user])
+            }
+            try await tx.run("COMMIT")
+        } catch {
+            _ = try? await tx.run("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// True when the schema is current and the user has a library (nothing to write). Throws
+    /// for another program's `passconduit` schema and for a newer schema.
+    private func isReady(_ tx: PostgresTransaction) async throws -> Bool {
+        guard let version = try await schemaVersion(tx), version == PostgresSchema.newest else { return false }
+        return try await !tx.rows("SELECT 1 FROM passconduit.library_user WHERE name = $1", [user]).isEmpty
+    }
+
+    /// The schema's version, nil when there is no `passconduit` schema yet.
+    private func schemaVersion(_ tx: PostgresTransaction) async throws -> Int? {
+        let row = try await tx.rows("""
+            SELECT (SELECT count(*) FROM pg_namespace WHERE nspname = 'passconduit'),
+                   to_regclass('passconduit.migration') IS NOT NULL,
+                   (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'passconduit')
+            """)[0]
+        let (schemas, hasMigration, relations) = try row.decode((Int, Bool, Int).self)
+        guard schemas > 0 else { return nil }
+        guard hasMigration else {
+            if relations == 0 { return nil }
+            throw LibraryError(.notALibrary, "the schema “passconduit” in this database belongs to another program (\(relations) tables, no passconduit migrations); it was left untouched")
+        }
+        let info = try await tx.rows("SELECT coalesce(max(version), 0), count(*) FILTER (WHERE application <> $1) FROM passconduit.migration",
+                                     [PostgresSchema.application])[0]
+        let (version, foreign) = try info.decode((Int, Int).self)
+        guard foreign == 0 else {
+            throw LibraryError(.notALibrary, "the schema “passconduit” in this database belongs to another program; it was left untouched")
+        }
+        if version > PostgresSchema.newest {
+            throw LibraryError(.newerSchema, "was written by a newer passconduit (schema \(version), this one knows \(PostgresSchema.newest)); update passconduit on this host")
+        }
+        return version
+    }
+}

@@ -1,0 +1,174 @@
+/// The PostgreSQL library's schema as frozen SQL history, like `LibrarySchema` for SQLite: a
+/// migration is never edited once shipped; a change is a new migration appended to `migrations`.
+///
+/// Everything lives in the schema `passconduit`, so the database may hold other programs' tables.
+/// One database keeps many users' libraries: every table has a `"user"` column, and every key
+/// and uniqueness constraint includes it. `library_user` holds one row per library; each write
+/// locks that row first (see `PostgresLibrary.write`), and it carries the user's change-log and
+/// offer counters, so sequence numbers count per library from 1 and are never reused.
+/// Identifier and digest columns use the "C" collation: byte order, as SQLite compares, so
+/// listings sort alike and a SHA-256 prefix is a range over an index.
+enum PostgresSchema {
+    /// Marks the `passconduit` schema as this program's (a schema of that name without it is not
+    /// touched).
+    static let application = "passconduit pass library"
+
+    static let migrations: [(version: Int, name: String, sql: String)] = [
+        (1, "v1-users-passes-offers-changes-web-service", v1),
+    ]
+
+    static var newest: Int { migrations.last!.version }
+
+    static let v1 = """
+        CREATE TABLE passconduit.library_user (
+            name text COLLATE "C" PRIMARY KEY CHECK (name <> ''),
+            last_sequence bigint NOT NULL DEFAULT 0,
+            last_offer bigint NOT NULL DEFAULT 0,
+            device_library_identifier text,
+            device_created_at double precision,
+            created_at double precision NOT NULL
+        );
+        CREATE TABLE passconduit.pass_blob (
+            "user" text COLLATE "C" NOT NULL REFERENCES passconduit.library_user(name),
+            sha256 text COLLATE "C" NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+            bytes bytea NOT NULL,
+            PRIMARY KEY ("user", sha256)
+        );
+        CREATE TABLE passconduit.pass (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            "user" text COLLATE "C" NOT NULL,
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            serial_number text COLLATE "C" NOT NULL,
+            team_identifier text NOT NULL,
+            status text NOT NULL CHECK (status IN ('valid', 'untrusted')),
+            sha256 text COLLATE "C" NOT NULL,
+            byte_count bigint NOT NULL,
+            organization_name text NOT NULL,
+            description text NOT NULL,
+            kind text NOT NULL,
+            relevant_date double precision,
+            expiration_date double precision,
+            voided boolean NOT NULL,
+            signer_subject text,
+            signing_time double precision,
+            fields text NOT NULL,
+            source_message_id text,
+            source_subject text,
+            source_file text,
+            source_received_at double precision,
+            added_at double precision NOT NULL,
+            updated_at double precision NOT NULL,
+            UNIQUE ("user", pass_type_identifier, serial_number),
+            FOREIGN KEY ("user", sha256) REFERENCES passconduit.pass_blob ("user", sha256)
+        );
+        CREATE INDEX pass_by_sha256 ON passconduit.pass ("user", sha256);
+        CREATE INDEX pass_by_relevance ON passconduit.pass ("user", (relevant_date IS NULL), relevant_date, added_at, id);
+        CREATE TABLE passconduit.pass_version (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            "user" text COLLATE "C" NOT NULL,
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            serial_number text COLLATE "C" NOT NULL,
+            team_identifier text NOT NULL,
+            status text NOT NULL CHECK (status IN ('valid', 'untrusted')),
+            sha256 text COLLATE "C" NOT NULL,
+            byte_count bigint NOT NULL,
+            organization_name text NOT NULL,
+            description text NOT NULL,
+            kind text NOT NULL,
+            relevant_date double precision,
+            expiration_date double precision,
+            voided boolean NOT NULL,
+            signer_subject text,
+            signing_time double precision,
+            fields text NOT NULL,
+            source_message_id text,
+            source_subject text,
+            source_file text,
+            source_received_at double precision,
+            added_at double precision NOT NULL,
+            updated_at double precision NOT NULL,
+            replaced_at double precision NOT NULL,
+            FOREIGN KEY ("user", sha256) REFERENCES passconduit.pass_blob ("user", sha256)
+        );
+        CREATE INDEX pass_version_by_pass ON passconduit.pass_version ("user", pass_type_identifier, serial_number, id);
+        CREATE INDEX pass_version_by_sha256 ON passconduit.pass_version ("user", sha256);
+        CREATE TABLE passconduit.offer (
+            "user" text COLLATE "C" NOT NULL,
+            id bigint NOT NULL,
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            serial_number text COLLATE "C" NOT NULL,
+            team_identifier text NOT NULL,
+            status text NOT NULL CHECK (status IN ('valid', 'untrusted')),
+            sha256 text COLLATE "C" NOT NULL,
+            byte_count bigint NOT NULL,
+            organization_name text NOT NULL,
+            description text NOT NULL,
+            kind text NOT NULL,
+            signing_time double precision,
+            source_message_id text,
+            source_subject text,
+            source_file text,
+            source_received_at double precision,
+            created_at double precision NOT NULL,
+            PRIMARY KEY ("user", id),
+            UNIQUE ("user", pass_type_identifier, serial_number),
+            FOREIGN KEY ("user", sha256) REFERENCES passconduit.pass_blob ("user", sha256)
+        );
+        CREATE INDEX offer_by_sha256 ON passconduit.offer ("user", sha256);
+        CREATE TABLE passconduit.change_log (
+            "user" text COLLATE "C" NOT NULL REFERENCES passconduit.library_user(name),
+            sequence bigint NOT NULL CHECK (sequence > 0),
+            kind text NOT NULL CHECK (kind IN ('add', 'replace', 'remove', 'revert', 'offer', 'decline')),
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            serial_number text COLLATE "C" NOT NULL,
+            sha256 text COLLATE "C",
+            at double precision NOT NULL,
+            PRIMARY KEY ("user", sequence)
+        );
+        CREATE TABLE passconduit.change_field (
+            "user" text COLLATE "C" NOT NULL,
+            sequence bigint NOT NULL,
+            position integer NOT NULL,
+            key text NOT NULL,
+            label text,
+            old_value text,
+            new_value text,
+            message text,
+            PRIMARY KEY ("user", sequence, position),
+            FOREIGN KEY ("user", sequence) REFERENCES passconduit.change_log ("user", sequence) ON DELETE CASCADE
+        );
+        CREATE TABLE passconduit.web_service_state (
+            "user" text COLLATE "C" NOT NULL,
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            serial_number text COLLATE "C" NOT NULL,
+            sha256 text NOT NULL,
+            web_service_url text,
+            authentication_token text,
+            last_modified text,
+            etag text,
+            checked_at double precision,
+            outcome text,
+            http bigint,
+            error_code text,
+            message text,
+            retry_after double precision,
+            PRIMARY KEY ("user", pass_type_identifier, serial_number)
+        );
+        CREATE TABLE passconduit.web_service_registration (
+            "user" text COLLATE "C" NOT NULL,
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            serial_number text COLLATE "C" NOT NULL,
+            web_service_url text NOT NULL,
+            authentication_token text NOT NULL,
+            registered_at double precision NOT NULL,
+            PRIMARY KEY ("user", pass_type_identifier, serial_number)
+        );
+        CREATE TABLE passconduit.web_service_tag (
+            "user" text COLLATE "C" NOT NULL,
+            web_service_url text COLLATE "C" NOT NULL,
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            tag text NOT NULL,
+            PRIMARY KEY ("user", web_service_url, pass_type_identifier)
+        );
+        """
+}

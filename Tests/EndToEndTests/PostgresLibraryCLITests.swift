@@ -1,0 +1,78 @@
+import Foundation
+import PostgresTestKit
+import XCTest
+
+/// The built `passconduit` on a library kept by the tests' own PostgreSQL server: the same
+/// commands as on a file, `--user` picking whose library, and a server that is down answered
+/// with 75 (the CLI and the delivery filter) so mail is retried.
+final class PostgresLibraryCLITests: XCTestCase {
+    var sandbox: Sandbox!
+    var server: PostgresTestServer!
+    var database: String!
+
+    override func setUpWithError() throws {
+        sandbox = try Sandbox()
+        server = try PostgresTestServer.shared
+        database = try server.database()
+    }
+
+    func message(_ name: String) -> String { Run.sample("messages/" + name) }
+
+    func run(_ command: String, _ arguments: [String], user: String = "alice", location: String? = nil, stdin: Data? = nil) throws -> Run {
+        try sandbox.run(command, ["--library", location ?? server.location(database: database), "--user", user,
+                                  "--trust", Run.sample("ca/trust")] + arguments, stdin: stdin, common: false)
+    }
+
+    func testAddListShowRemoveAndLogThroughTheCLIPerUser() throws {
+        let add = try run("add", ["--yes", message("type.eml")])
+        XCTAssertEqual(add.status, 0, add.stdout + add.stderr)
+        let listed = try run("list", ["--json"]).objects
+        XCTAssertEqual(listed.count, 1)
+        XCTAssertEqual(listed.first?["serialNumber"] as? String, "EVT-2026-0001")
+        let type = try XCTUnwrap(listed.first?["passTypeIdentifier"] as? String)
+        let sha256 = try XCTUnwrap(listed.first?["sha256"] as? String)
+        let show = try run("show", ["--no-barcode", String(sha256.prefix(8))])
+        XCTAssertEqual(show.status, 0, show.stderr)
+        XCTAssertTrue(show.stdout.contains("EVT-2026-0001"), show.stdout)
+        // Another user of the same database has a library of their own.
+        XCTAssertEqual(try run("list", ["--json"], user: "bob").objects.count, 0)
+        let again = try run("add", ["--yes", message("type.eml")])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let remove = try run("remove", ["--yes", "\(type)/EVT-2026-0001"])
+        XCTAssertEqual(remove.status, 0, remove.stdout + remove.stderr)
+        XCTAssertEqual(try run("list", ["--json"]).objects.count, 0)
+        XCTAssertEqual(try run("log", ["--json"]).objects.map { $0["kind"] as? String }, ["add", "remove"])
+        let gone = try run("show", ["\(type)/EVT-2026-0001"])
+        XCTAssertEqual(gone.status, 66, gone.stderr)
+        // What the CLI wrote is a sound library in the database (replayed log = rows).
+        let rows = try server.psql(database, "SELECT count(*) FROM passconduit.change_log WHERE \"user\" = 'alice'")
+        XCTAssertEqual(rows.trimmingCharacters(in: .whitespacesAndNewlines), "2")
+    }
+
+    func testAServerThatIsDownIsATemporaryFailureNamingItWithoutThePassword() throws {
+        let location = "postgresql://postgres:hunter2-secret@/\(database!)?host=/nonexistent-pc-pg"
+        let list = try run("list", [], location: location)
+        XCTAssertEqual(list.status, 75, list.stderr)
+        XCTAssertTrue(list.stderr.contains("/nonexistent-pc-pg"), list.stderr)
+        XCTAssertFalse(list.stderr.contains("hunter2-secret"), list.stderr)
+        let wrong = try run("list", [], location: server.location(database: database, role: "secret", password: "not-it"))
+        XCTAssertEqual(wrong.status, 75, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("refused the login"), wrong.stderr)
+        XCTAssertFalse(wrong.stderr.contains("not-it"), wrong.stderr)
+    }
+
+    func testTheFilterStagesOffersOnTheServerAndExits75WhileItIsDown() throws {
+        let mail = try Data(contentsOf: URL(fileURLWithPath: message("type.eml")))
+        let up = server.location(database: database, extra: "library_user=carol")
+        let delivered = try sandbox.run("filter", ["--log", "none", "--library", up, "--trust", Run.sample("ca/trust")],
+                                        stdin: mail, common: false)
+        XCTAssertEqual(delivered.status, 0, delivered.stderr)
+        XCTAssertFalse(delivered.stdout.isEmpty)
+        XCTAssertEqual(try run("offers", ["--json"], user: "carol").objects.count, 1)
+        let down = "postgresql://postgres@/\(database!)?host=/nonexistent-pc-pg&library_user=carol"
+        let held = try sandbox.run("filter", ["--log", "none", "--library", down, "--trust", Run.sample("ca/trust")],
+                                   stdin: mail, common: false)
+        XCTAssertEqual(held.status, 75, held.stderr)
+        XCTAssertTrue(held.stdout.isEmpty, "nothing is written when the mail must wait")
+    }
+}
