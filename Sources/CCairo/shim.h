@@ -30,9 +30,9 @@ static void passconduit_png_write(png_structp png, png_bytep data, size_t length
 static void passconduit_png_flush(png_structp png) { (void)png; }
 
 /// Encodes a cairo ARGB32 image (premultiplied, native-endian 32-bit pixels, `stride` bytes per
-/// row) as an 8-bit RGBA PNG: the UP row filter and zlib level 3. cairo's own writer tries every
-/// filter on every row at zlib's default level, a quarter of a `render` process; this is three to
-/// four times faster for files about a quarter larger (Benchmarks/render). libpng reports errors
+/// row) as an 8-bit RGBA PNG: the UP row filter and zlib level 1. cairo's own writer tries every
+/// filter on every row at zlib's default level, a quarter of a `render` process; this is four to
+/// five times faster for files about a third larger (Benchmarks/render). libpng reports errors
 /// by longjmp, so it is called from C. Returns 0 and a malloc'd buffer (`*out`, `*count`; the
 /// caller frees it), or -1.
 static inline int passconduit_png_encode_argb32(const unsigned char *data, int width, int height, int stride,
@@ -52,7 +52,9 @@ static inline int passconduit_png_encode_argb32(const unsigned char *data, int w
     }
     // Nothing below setjmp changes sink, row, png or info themselves: after a longjmp they
     // still hold what they held (C11 7.13.2.1).
-    if (setjmp(png_jmpbuf(png))) {
+    // png_jmpbuf(png), spelled out so script/gen-lazy-shims sees the call (libpng is loaded on
+    // first use, with cairo, through CCairoLazy's trampolines).
+    if (setjmp(*png_set_longjmp_fn(png, longjmp, sizeof(jmp_buf)))) {
         png_destroy_write_struct(&png, &info);
         free(sink->bytes);
         free(sink);
@@ -63,7 +65,7 @@ static inline int passconduit_png_encode_argb32(const unsigned char *data, int w
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
-    png_set_compression_level(png, 3);
+    png_set_compression_level(png, 1);
     png_write_info(png, info);
     for (int y = 0; y < height; y++) {
         const unsigned char *in = data + (size_t)y * (size_t)stride;

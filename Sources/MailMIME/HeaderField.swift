@@ -21,14 +21,19 @@ package struct HeaderField: Sendable, Equatable {
 
     /// Removes line breaks and trims surrounding whitespace.
     static func unfold(_ raw: ArraySlice<UInt8>) -> [UInt8] {
+        // Trimming whitespace after dropping CR and LF is trimming WSP, CR and LF together; then
+        // one copy, and a filtering one only for a value that really is folded (most are not:
+        // every Content-Type of a scan comes through here).
+        func blank(_ b: UInt8) -> Bool { ByteClass.isWSP(b) || b == 0x0D || b == 0x0A }
+        var start = raw.startIndex
+        var end = raw.endIndex
+        while start < end, blank(raw[start]) { start += 1 }
+        while end > start, blank(raw[end - 1]) { end -= 1 }
+        let value = raw[start..<end]
+        guard value.contains(where: { $0 == 0x0D || $0 == 0x0A }) else { return Array(value) }
         var out = [UInt8]()
-        out.reserveCapacity(raw.count)
-        for b in raw where b != 0x0D && b != 0x0A { out.append(b) }
-        var start = 0
-        var end = out.count
-        while start < end, ByteClass.isWSP(out[start]) { start += 1 }
-        while end > start, ByteClass.isWSP(out[end - 1]) { end -= 1 }
-        if start == 0 && end == out.count { return out }
-        return Array(out[start..<end])
+        out.reserveCapacity(value.count)
+        for b in value where b != 0x0D && b != 0x0A { out.append(b) }
+        return out
     }
 }

@@ -75,7 +75,7 @@ struct ParseState {
         var parts: [MIMEPart] = []
         var deferred: [Int] = []
         buffer.withUnsafeBufferPointer { p in
-            var machine = Machine(p: p, bufferIndex: root.buffer, limits: limits)
+            var machine = Machine(p: p, source: buffer, bufferIndex: root.buffer, limits: limits)
             var step = Step.entity(pos: 0, depth: root.depth, leafPath: root.pathIfLeaf, multipartPath: root.pathIfMultipart,
                                    childPrefix: root.childPrefix, defaultType: .textPlain, parent: nil, skipFromLine: root.skipFromLine)
             while true {

@@ -1,6 +1,8 @@
 /// The parse state machine over one buffer (see `MIMEParser`). Holds the stack of open containers.
 struct Machine {
     let p: UnsafeBufferPointer<UInt8>
+    /// The array `p` points into: field values are handed out as slices of it, not copies.
+    let source: [UInt8]
     let bufferIndex: Int
     let limits: MIMELimits
     var parts: [MIMEPart] = []
@@ -8,8 +10,9 @@ struct Machine {
     var deferred: [Int] = []
     var stack: [ParseState.Frame] = []
 
-    init(p: UnsafeBufferPointer<UInt8>, bufferIndex: Int, limits: MIMELimits) {
+    init(p: UnsafeBufferPointer<UInt8>, source: [UInt8], bufferIndex: Int, limits: MIMELimits) {
         self.p = p
+        self.source = source
         self.bufferIndex = bufferIndex
         self.limits = limits
     }
@@ -221,8 +224,8 @@ struct Machine {
     }
 
     private func value(of field: RawField) -> ArraySlice<UInt8> {
-        // valueStart <= valueEnd <= p.count by construction in HeaderBlock.
-        ArraySlice(UnsafeBufferPointer(rebasing: p[field.valueStart..<max(field.valueStart, field.valueEnd)]))
+        // valueStart <= valueEnd <= p.count == source.count by construction in HeaderBlock.
+        source[field.valueStart..<max(field.valueStart, field.valueEnd)]
     }
 }
 

@@ -181,10 +181,10 @@ package enum PassRenderer {
         return sink.bytes
     }
 
-    /// The drawn ARGB32 surface as PNG, by libpng with the UP row filter at zlib level 3
+    /// The drawn ARGB32 surface as PNG, by libpng with the UP row filter at zlib level 1
     /// (`passconduit_png_encode_argb32` in CCairo's shim): cairo's own writer tries every row
     /// filter at zlib's default level, a quarter of a whole `render` process (issue 11's
-    /// benchmark). A card is mostly flat colour; the file comes out about a quarter larger.
+    /// benchmark). A card is mostly flat colour; the file comes out about a third larger.
     static func encodePNG(_ surface: OpaquePointer) throws -> [UInt8] {
         let width = cairo_image_surface_get_width(surface), height = cairo_image_surface_get_height(surface)
         guard width > 0, height > 0, let data = cairo_image_surface_get_data(surface) else {

@@ -62,6 +62,13 @@ package protocol PassLibraryBackend: AnyObject, Sendable {
     func updateTag(webServiceURL: String, passTypeIdentifier: String) async throws -> String?
     func setUpdateTag(_ tag: String?, webServiceURL: String, passTypeIdentifier: String) async throws
 
+    // Moving a library (`library copy`)
+    /// Every row, in one consistent read.
+    func snapshot() async throws -> LibrarySnapshot
+    /// Writes `snapshot` into this library, which must be empty (`exists` otherwise), in one
+    /// transaction, keeping sequence numbers, offer ids and times.
+    func restore(_ snapshot: LibrarySnapshot) async throws
+
     /// The library checked end to end; the problems found (empty when sound). Read-only.
     func check(verifyBytes: Bool) async throws -> [String]
 

@@ -10,8 +10,9 @@ extension PostgresLibrary {
         }
     }
 
-    static func changes(_ tx: PostgresTransaction, after sequence: Int64, limit: Int, location: String) async throws -> [ChangeEntry] {
-        let count = min(max(limit, 1), 10_000)
+    /// `all`: the whole log (a snapshot), no page limit.
+    static func changes(_ tx: PostgresTransaction, after sequence: Int64, limit: Int, location: String, all: Bool = false) async throws -> [ChangeEntry] {
+        let count = all ? Int(Int32.max) : min(max(limit, 1), 10_000)
         var entries = try await tx.rows("""
             SELECT sequence, kind, pass_type_identifier, serial_number, sha256, at FROM passconduit.change_log
             WHERE "user" = $1 AND sequence > $2 ORDER BY sequence LIMIT $3

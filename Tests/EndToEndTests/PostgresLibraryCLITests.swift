@@ -75,4 +75,44 @@ final class PostgresLibraryCLITests: XCTestCase {
         XCTAssertEqual(held.status, 75, held.stderr)
         XCTAssertTrue(held.stdout.isEmpty, "nothing is written when the mail must wait")
     }
+
+    func testLibraryCopyMovesAFileLibraryToTheServerAndBackIdempotently() throws {
+        // A file library with a replaced pass (a kept version), a pending offer and its log.
+        XCTAssertEqual(try sandbox.run("add", ["--yes", message("type.eml")]).status, 0)
+        let update = try sandbox.run("add", ["--yes", message("update.eml")])
+        XCTAssertEqual(update.status, 0, update.stderr)
+        let mail = try Data(contentsOf: URL(fileURLWithPath: message("two-passes.eml")))
+        XCTAssertEqual(try sandbox.run("filter", ["--log", "none"], stdin: mail).status, 0)
+        let fileList = try sandbox.run("list", ["--json"]).stdout
+        let fileLog = try sandbox.run("log", ["--json"]).stdout
+        let fileOffers = try sandbox.run("offers", ["--json"]).stdout
+        XCTAssertFalse(fileOffers.isEmpty)
+        let server = self.server.location(database: database)
+        let copy = try sandbox.run("library", ["copy", "--user", "dave", sandbox.library, server], common: false)
+        XCTAssertEqual(copy.status, 0, copy.stdout + copy.stderr)
+        XCTAssertTrue(copy.stdout.hasPrefix("Copied "), copy.stdout)
+        XCTAssertEqual(try run("list", ["--json"], user: "dave").stdout, fileList)
+        XCTAssertEqual(try run("log", ["--json"], user: "dave").stdout, fileLog)
+        XCTAssertEqual(try run("offers", ["--json"], user: "dave").stdout, fileOffers)
+        // Again: nothing to do, and it says so.
+        let again = try sandbox.run("library", ["copy", "--user", "dave", sandbox.library, server], common: false)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.hasPrefix("Already copied"), again.stdout)
+        // The log continues where the file's ended: the next number is new, never reused.
+        let lastSequence = try XCTUnwrap(try run("log", ["--json"], user: "dave").objects.last?["sequence"] as? Int)
+        let remove = try run("remove", ["--yes", String(try XCTUnwrap(try run("list", ["--json"], user: "dave").objects.first?["sha256"] as? String).prefix(10))], user: "dave")
+        XCTAssertEqual(remove.status, 0, remove.stderr)
+        XCTAssertEqual(try run("log", ["--json"], user: "dave").objects.last?["sequence"] as? Int, lastSequence + 1)
+        // And back to a new file.
+        let back = sandbox.dir.appendingPathComponent("back.sqlite").path
+        let home = try sandbox.run("library", ["copy", "--user", "dave", server, back], common: false)
+        XCTAssertEqual(home.status, 0, home.stdout + home.stderr)
+        XCTAssertEqual(try sandbox.run("log", ["--json", "--library", back], common: false).stdout,
+                       try run("log", ["--json"], user: "dave").stdout)
+        // A target holding something else is refused and left as it was.
+        let refused = try sandbox.run("library", ["copy", "--user", "dave", server, sandbox.library], common: false)
+        XCTAssertEqual(refused.status, 74, refused.stdout + refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("different library"), refused.stderr)
+        XCTAssertEqual(try sandbox.run("log", ["--json"]).stdout, fileLog)
+    }
 }

@@ -73,9 +73,10 @@ final class SendTests: XCTestCase {
         XCTAssertTrue(token.allSatisfy(\.isHexDigit))
 
         // Other paths, the root, a HEAD: nothing served, nothing listed, the pass still there.
+        // (The near miss changes the token's last digit: one token in 16 ends in "0" already.)
         let base = url.replacingOccurrences(of: "/" + token, with: "")
         XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", base + "/"]).stdout, "404")
-        XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", base + "/" + token.dropLast() + "0"]).stdout, "404")
+        XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", base + "/" + token.dropLast() + (token.last == "0" ? "1" : "0")]).stdout, "404")
         XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", url + "/"]).stdout, "404")
         XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", url]).stdout, "405")
         let head = try curl(["-I", url])

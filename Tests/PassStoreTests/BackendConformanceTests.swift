@@ -335,4 +335,44 @@ final class BackendConformanceTests: XCTestCase {
             }
         }
     }
+
+    func testASnapshotRestoredIntoTheOtherBackendIsTheSameLibrary() async throws {
+        let sqlite = BackendFactory(.sqlite), postgres = BackendFactory(.postgresql), back = BackendFactory(.sqlite)
+        let source = try await sqlite.open()
+        let v1 = Synthetic.record("1", version: 1)
+        try await source.add(v1)
+        for version in 2...3 { try await source.replace(with: Synthetic.record("1", version: version)) }
+        try await source.stageOffer(Synthetic.record("2"))
+        let declined = try await source.stageOffer(Synthetic.record("3"))
+        try await source.declineOffer(declined.offerID)
+        try await source.saveWebServiceStates([WebServiceState(id: v1.id, sha256: Synthetic.record("1", version: 3).sha256, etag: "e")])
+        try await source.setUpdateTag("t", webServiceURL: "https://example.org", passTypeIdentifier: v1.id.passTypeIdentifier)
+        _ = try await source.deviceLibraryIdentifier()
+        let snapshot = try await source.snapshot()
+        XCTAssertEqual(snapshot.versions.count, 2)
+        let server = try await postgres.open()
+        try await server.restore(snapshot)
+        let onServer = try await server.snapshot()
+        XCTAssertEqual(onServer.differences(from: snapshot), [])
+        let problems = try await server.check()
+        XCTAssertEqual(problems, [])
+        do {
+            try await server.restore(snapshot)
+            XCTFail("a second restore into a library that holds data must be refused")
+        } catch let error as LibraryError {
+            XCTAssertEqual(error.kind, .exists)
+        }
+        let home = try await back.open()
+        try await home.restore(onServer)
+        let atHome = try await home.snapshot()
+        XCTAssertEqual(atHome.differences(from: snapshot), [])
+        // Both continue the log and the offer numbers where the source stopped.
+        let next = try await server.stageOffer(Synthetic.record("4"))
+        XCTAssertEqual(next.offerID, 3)
+        let nextHome = try await home.stageOffer(Synthetic.record("4"))
+        XCTAssertEqual(nextHome.offerID, 3)
+        let log = try await server.changes(after: 0).map(\.sequence)
+        XCTAssertEqual(log, Array(1...(snapshot.changes.count + 1)).map(Int64.init))
+        await sqlite.closeAll(); await postgres.closeAll(); await back.closeAll()
+    }
 }

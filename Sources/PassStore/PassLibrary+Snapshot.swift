@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+
+extension PassLibrary {
+    /// Every row, in one read transaction (`library copy`).
+    package func snapshot() throws -> LibrarySnapshot {
+        try read("snapshot") { db in
+            var s = LibrarySnapshot()
+            let decoder = JSONDecoder()
+            s.passes = try Row.fetchAll(db, sql: LibraryRows.selectPass + " ORDER BY passTypeIdentifier, serialNumber")
+                .map { try LibraryRows.storedPass($0, decoder: decoder, path: path) }
+            s.versions = try Row.fetchAll(db, sql: """
+                SELECT \(LibraryRows.passColumns), 0 AS previousVersions, replacedAt FROM pass_version
+                ORDER BY passTypeIdentifier, serialNumber, id
+                """).map { row in
+                LibrarySnapshot.Version(pass: try LibraryRows.storedPass(row, decoder: decoder, path: path),
+                                        replacedAt: Date(timeIntervalSince1970: row["replacedAt"]))
+            }
+            s.offers = try Row.fetchAll(db, sql: "SELECT \(LibraryRows.offerColumns) FROM offer ORDER BY id").map(LibraryRows.offer)
+            s.changes = try Row.fetchAll(db, sql: """
+                SELECT sequence, kind, passTypeIdentifier, serialNumber, sha256, at FROM change_log ORDER BY sequence
+                """).map { row in
+                let kindText: String = row["kind"]
+                guard let kind = ChangeKind(rawValue: kindText) else {
+                    throw LibraryError(.notALibrary, "the change log holds an unknown kind “\(kindText)”", path: path)
+                }
+                return ChangeEntry(sequence: row["sequence"], kind: kind,
+                                   passID: PassID(passTypeIdentifier: row["passTypeIdentifier"], serialNumber: row["serialNumber"]),
+                                   sha256: row["sha256"], at: Date(timeIntervalSince1970: row["at"]))
+            }
+            var fields: [Int64: [FieldChange]] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT sequence, key, label, oldValue, newValue, message FROM change_field ORDER BY sequence, position
+                """) {
+                fields[row["sequence"], default: []].append(FieldChange(key: row["key"], label: row["label"], oldValue: row["oldValue"],
+                                                                        newValue: row["newValue"], message: row["message"]))
+            }
+            for index in s.changes.indices { s.changes[index].changes = fields[s.changes[index].sequence] ?? [] }
+            for row in try Row.fetchAll(db, sql: "SELECT sha256, bytes FROM pass_blob") {
+                let data: Data = row["bytes"]
+                s.blobs[row["sha256"]] = [UInt8](data)
+            }
+            s.webServiceStates = try Row.fetchAll(db, sql: "SELECT * FROM web_service_state ORDER BY passTypeIdentifier, serialNumber").map { row in
+                let checked: Double? = row["checkedAt"], retry: Double? = row["retryAfter"]
+                return WebServiceState(
+                    id: PassID(passTypeIdentifier: row["passTypeIdentifier"], serialNumber: row["serialNumber"]),
+                    sha256: row["sha256"], webServiceURL: row["webServiceURL"], authenticationToken: row["authenticationToken"],
+                    lastModified: row["lastModified"], etag: row["etag"], checkedAt: LibraryRows.date(checked),
+                    outcome: row["outcome"], http: row["http"], errorCode: row["errorCode"], message: row["message"],
+                    retryAfter: LibraryRows.date(retry))
+            }
+            s.registrations = try Row.fetchAll(db, sql: "SELECT * FROM web_service_registration ORDER BY passTypeIdentifier, serialNumber").map { row in
+                WebServiceRegistration(id: PassID(passTypeIdentifier: row["passTypeIdentifier"], serialNumber: row["serialNumber"]),
+                                       webServiceURL: row["webServiceURL"], authenticationToken: row["authenticationToken"],
+                                       registeredAt: Date(timeIntervalSince1970: row["registeredAt"]))
+            }
+            s.tags = try Row.fetchAll(db, sql: "SELECT webServiceURL, passTypeIdentifier, tag FROM web_service_tag").map {
+                LibrarySnapshot.Tag(webServiceURL: $0["webServiceURL"], passTypeIdentifier: $0["passTypeIdentifier"], tag: $0["tag"])
+            }
+            s.deviceLibraryIdentifier = try String.fetchOne(db, sql: "SELECT deviceLibraryIdentifier FROM web_service_device WHERE id = 1")
+            // AUTOINCREMENT's memory: the highest id ever given, even when that row is gone.
+            s.lastOfferID = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'offer'") ?? 0
+            s.lastSequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+            return s
+        }
+    }
+
+    /// Writes `snapshot` into this library, which must hold nothing yet, in one transaction;
+    /// sequence numbers, offer ids and times are kept, so the copy's log continues the source's.
+    package func restore(_ s: LibrarySnapshot) throws {
+        try write("copy") { db in
+            let held = try Int.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM pass) + (SELECT count(*) FROM offer) + (SELECT count(*) FROM change_log)
+                  + (SELECT count(*) FROM pass_version) + (SELECT count(*) FROM web_service_state)
+                """) ?? 0
+            guard held == 0 else {
+                throw LibraryError(.exists, "copy: the library already holds other passes, offers or changes; copy only into an empty one",
+                                   path: path)
+            }
+            for (digest, bytes) in s.blobs {
+                try db.execute(sql: "INSERT INTO pass_blob (sha256, bytes) VALUES (?, ?)", arguments: [digest, Data(bytes)])
+            }
+            for p in s.passes {
+                try db.execute(sql: "INSERT INTO pass (\(LibraryRows.passColumns)) VALUES (\(LibraryRows.passPlaceholders))",
+                               arguments: Self.arguments(p))
+            }
+            for v in s.versions {
+                try db.execute(sql: "INSERT INTO pass_version (\(LibraryRows.passColumns), replacedAt) VALUES (\(LibraryRows.passPlaceholders), ?)",
+                               arguments: Self.arguments(v.pass) + [v.replacedAt.timeIntervalSince1970])
+            }
+            for o in s.offers {
+                let values: [(any DatabaseValueConvertible)?] = [
+                    o.offerID, o.passID.passTypeIdentifier, o.passID.serialNumber, o.teamIdentifier, o.status, o.sha256, o.byteCount,
+                    o.organizationName, o.description, o.kind, LibraryRows.time(o.signingTime), o.source?.messageID,
+                    o.source?.subject, o.source?.file, LibraryRows.time(o.source?.receivedAt), o.createdAt.timeIntervalSince1970,
+                ]
+                try db.execute(sql: "INSERT INTO offer (\(LibraryRows.offerColumns)) VALUES (\(Array(repeating: "?", count: 16).joined(separator: ", ")))",
+                               arguments: StatementArguments(values))
+            }
+            for c in s.changes {
+                try db.execute(sql: "INSERT INTO change_log (sequence, kind, passTypeIdentifier, serialNumber, sha256, at) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [c.sequence, c.kind.rawValue, c.passID.passTypeIdentifier, c.passID.serialNumber, c.sha256,
+                                           c.at.timeIntervalSince1970])
+                for (position, f) in c.changes.enumerated() {
+                    try db.execute(sql: """
+                        INSERT INTO change_field (sequence, position, key, label, oldValue, newValue, message) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [c.sequence, position, f.key, f.label, f.oldValue, f.newValue, f.message])
+                }
+            }
+            for w in s.webServiceStates {
+                try db.execute(sql: """
+                    INSERT INTO web_service_state (passTypeIdentifier, serialNumber, sha256, webServiceURL, authenticationToken,
+                      lastModified, etag, checkedAt, outcome, http, errorCode, message, retryAfter)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [w.id.passTypeIdentifier, w.id.serialNumber, w.sha256, w.webServiceURL, w.authenticationToken,
+                                     w.lastModified, w.etag, w.checkedAt?.timeIntervalSince1970, w.outcome, w.http, w.errorCode,
+                                     w.message, w.retryAfter?.timeIntervalSince1970])
+            }
+            for r in s.registrations {
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO web_service_registration
+                      (passTypeIdentifier, serialNumber, webServiceURL, authenticationToken, registeredAt) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [r.id.passTypeIdentifier, r.id.serialNumber, r.webServiceURL, r.authenticationToken,
+                                     r.registeredAt.timeIntervalSince1970])
+            }
+            for t in s.tags {
+                try db.execute(sql: "INSERT OR REPLACE INTO web_service_tag (webServiceURL, passTypeIdentifier, tag) VALUES (?, ?, ?)",
+                               arguments: [t.webServiceURL, t.passTypeIdentifier, t.tag])
+            }
+            for (table, last) in [("offer", max(s.lastOfferID, s.offers.map(\.offerID).max() ?? 0)),
+                                  ("change_log", max(s.lastSequence, s.changes.map(\.sequence).max() ?? 0))] where last > 0 {
+                try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [table])
+                try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [table, last])
+            }
+            if let device = s.deviceLibraryIdentifier {
+                try db.execute(sql: "INSERT OR REPLACE INTO web_service_device (id, deviceLibraryIdentifier, createdAt) VALUES (1, ?, ?)",
+                               arguments: [device, options.now().timeIntervalSince1970])
+            }
+        }
+    }
+
+    private static func arguments(_ p: StoredPass) throws -> StatementArguments {
+        let values: [(any DatabaseValueConvertible)?] = [
+            p.id.passTypeIdentifier, p.id.serialNumber, p.teamIdentifier, p.status, p.sha256, p.byteCount,
+            p.organizationName, p.description, p.kind, LibraryRows.time(p.relevantDate), LibraryRows.time(p.expirationDate),
+            p.voided, p.signerSubject, LibraryRows.time(p.signingTime), try LibraryRows.fieldsJSON(p.fields),
+            p.source?.messageID, p.source?.subject, p.source?.file, LibraryRows.time(p.source?.receivedAt),
+            p.addedAt.timeIntervalSince1970, p.updatedAt.timeIntervalSince1970,
+        ]
+        return StatementArguments(values)
+    }
+}
