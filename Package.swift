@@ -41,7 +41,6 @@ let package = Package(
         .target(name: "CZipLazy", dependencies: ["CZip"]),
         .target(name: "CMagicLazy", dependencies: ["CMagic"]),
         .target(name: "CSQLiteLazy"),
-        .target(name: "CPngLazy"),
 
         // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL), changeMessage formatter and
         // write-everything / read-to-the-end loop over a file descriptor.
@@ -75,7 +74,7 @@ let package = Package(
         ]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
         // Knows nothing of mail or the library.
-        .target(name: "PassRender", dependencies: ["WalletPass", "CCairo", "CCairoLazy", "CPngLazy"]),
+        .target(name: "PassRender", dependencies: ["WalletPass", "CCairo", "CCairoLazy"]),
         // The delivery filter as a process around a plan: scan (worker, report codec), library
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.

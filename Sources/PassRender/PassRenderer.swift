@@ -1,6 +1,5 @@
 import CCairo
 import CCairoLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
-import CPngLazy     // the same for libpng (the PNG writer in CCairo/shim.h)
 import Foundation
 import WalletPass
 
