@@ -181,17 +181,26 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     private func attempt<T: Sendable>(_ name: String, extra: TimeInterval = 0,
                                       _ body: @escaping @Sendable (PostgresConnection, Flag) async throws -> T) async throws -> T {
         let deadline = ContinuousClock.now + .milliseconds(Int64((max(0.05, options.retryDeadline) + extra) * 1000))
+        // One attempt may wait for the user's lock (busyTimeout) and a few round trips; longer means
+        // its connection went silent (a session terminated under a waiting query can leave the
+        // client waiting), so it is abandoned and the write tried again on another connection.
+        let attemptLimit = Duration.milliseconds(Int64((max(0.05, options.busyTimeout) + 3 + extra) * 1000))
         let display = location
         var lastProblem = "the server did not answer"
         while true {
             let commitSent = Flag()
+            let attemptDeadline = min(deadline, ContinuousClock.now + attemptLimit)
             do {
-                return try await Deadline.run(until: deadline) { [client] in
+                return try await Deadline.run(until: attemptDeadline) { [client] in
                     try await client.withConnection { connection in try await body(connection, commitSent) }
                 }
             } catch let error as LibraryError {
                 throw error.path == nil ? LibraryError(error.kind, error.message, path: display) : error
             } catch is Deadline.Passed {
+                if !commitSent.value && ContinuousClock.now < deadline {
+                    lastProblem = "the server did not answer within \(attemptLimit)"
+                    continue
+                }
                 if commitSent.value {
                     throw LibraryError(.unavailable, "\(name): the server did not confirm the commit before the deadline; the change may or may not be in the library", path: display)
                 }
