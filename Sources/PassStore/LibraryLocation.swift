@@ -49,5 +49,26 @@ package enum LibraryLocation {
         return true
     }
 
+    /// `text` with any `:password@` of the authority removed and `password=` parameters
+    /// blanked: what messages and logs show of a
+    /// location (a `postgresql://` URI may hold a password; a file path comes back unchanged).
+    package static func withoutPassword(_ text: String) -> String {
+        var out = text
+        if let scheme = out.range(of: "://") {
+            let authorityEnd = out[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? out.endIndex
+            let authority = out[scheme.upperBound..<authorityEnd]
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                out.replaceSubrange(colon..<at, with: "")
+            }
+        }
+        if let q = out.firstIndex(of: "?") {
+            let params = out[out.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
+                pair.hasPrefix("password=") ? "password=…" : String(pair)
+            }
+            out = String(out[...q]) + params.joined(separator: "&")
+        }
+        return out
+    }
+
     static func errnoText() -> String { String(cString: strerror(errno)) }
 }

@@ -66,7 +66,7 @@ package struct PostgresLocation: Sendable, Equatable {
     /// Parses `text`; a malformed location is a `LibraryError.Kind.cannotCreate` naming it
     /// without its password.
     package init(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        let shown = Self.withoutPassword(text)
+        let shown = LibraryLocation.withoutPassword(text)
         func bad(_ why: String) -> LibraryError {
             LibraryError(.cannotCreate, "is not a PostgreSQL location libpq would accept: \(why)", path: shown)
         }
@@ -154,26 +154,6 @@ package struct PostgresLocation: Sendable, Equatable {
         "host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "passfile",
         "connect_timeout", "application_name", "library_user",
     ]
-
-    /// `text` with any `:password@` of the authority removed and `password=` parameters
-    /// blanked: what messages show of a location that could not be read.
-    package static func withoutPassword(_ text: String) -> String {
-        var out = text
-        if let scheme = out.range(of: "://") {
-            let authorityEnd = out[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? out.endIndex
-            let authority = out[scheme.upperBound..<authorityEnd]
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                out.replaceSubrange(colon..<at, with: "")
-            }
-        }
-        if let q = out.firstIndex(of: "?") {
-            let params = out[out.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
-                pair.hasPrefix("password=") ? "password=…" : String(pair)
-            }
-            out = String(out[...q]) + params.joined(separator: "&")
-        }
-        return out
-    }
 
     private static func decode(_ s: Substring, _ bad: (String) -> LibraryError) throws -> String {
         guard let decoded = String(s).removingPercentEncoding else { throw bad("“\(s)” is not valid percent-encoding") }

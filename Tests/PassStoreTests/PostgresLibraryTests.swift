@@ -68,7 +68,7 @@ final class PostgresLibraryTests: XCTestCase {
         XCTAssertThrowsError(try PostgresLocation("postgresql://app:hunter2@h/db?sslmode=bogus", environment: env)) { error in
             XCTAssertFalse("\(error)".contains("hunter2"), "\(error)")
         }
-        XCTAssertEqual(PostgresLocation.withoutPassword("postgresql://a:b@h/d?password=c&x=1"), "postgresql://a@h/d?password=…&x=1")
+        XCTAssertEqual(LibraryLocation.withoutPassword("postgresql://a:b@h/d?password=c&x=1"), "postgresql://a@h/d?password=…&x=1")
     }
 
     func testThePasswordComesFromThePassfileAsLibpqReadsIt() throws {

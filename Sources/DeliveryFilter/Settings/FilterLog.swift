@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Conduit
 import Foundation
+import PassStore
 
 /// One line per message: to `$XDG_STATE_HOME/passconduit/filter.log` (created 0700/0600, appended
 /// with one write(2) so parallel filters do not interleave), or to syslog facility `mail`. Never
@@ -25,7 +26,7 @@ package struct FilterLog: Sendable {
     package func record(_ plan: FilterPlan, elapsed: Double, wroteOutput: Bool) {
         guard destination != .none else { return }
         var line = Self.line(for: plan, elapsed: elapsed, wroteOutput: wroteOutput, verbose: verbose)
-        if verbose, let libraryPath { line += " library=\"\(Self.printable(libraryPath))\"" }
+        if verbose, let libraryPath { line += " library=\"\(Self.printable(LibraryLocation.withoutPassword(libraryPath)))\"" }
         record(line)
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Conduit
 import DeliveryFilter
 import Foundation
+import PassStore
 
 /// `passconduit filter … --check`: what an administrator runs once with a recipe's command line.
 /// The filter itself never refuses a message over a bad option or config (it passes the message
@@ -55,7 +56,7 @@ enum FilterCheck {
         }
         let setup = ConduitSetup(config: options.config, environment: environment,
                                  libraryOverride: options.libraryPath, extraTrust: options.trustDirectories)
-        report.library = setup.libraryPath
+        report.library = LibraryLocation.withoutPassword(setup.libraryPath)
         report.trust = setup.trustDirectories
         do {
             _ = try setup.trustStore()
