@@ -11,9 +11,11 @@ import PassStorePostgres
 package enum LibraryRoot {
     /// Opens the library `location` names (the `--library` value, the config's `[library] path`,
     /// or the default path the caller worked out). `options.user` picks whose library on a server.
-    package static func open(_ location: String, options: LibraryOptions = .default) async throws -> any PassLibraryBackend {
+    /// `create: false` (the milter's per-recipient map) opens only a user's library the server
+    /// already holds (`LibraryError.Kind.notFound` otherwise), so a typed address creates none.
+    package static func open(_ location: String, options: LibraryOptions = .default, create: Bool = true) async throws -> any PassLibraryBackend {
         if isServer(location) {
-            return try await PostgresLibrary.open(location, options: options)
+            return try await PostgresLibrary.open(location, options: options, create: create)
         }
         return try PassLibrary(path: location, options: options)
     }
@@ -24,13 +26,19 @@ package enum LibraryRoot {
     }
 
     /// `open` for synchronous callers (a command's main thread, the filter's scan worker).
-    package static func openBlocking(_ location: String, options: LibraryOptions = .default) throws -> any PassLibraryBackend {
-        try Blocking.run { try await open(location, options: options) }
+    package static func openBlocking(_ location: String, options: LibraryOptions = .default, create: Bool = true) throws -> any PassLibraryBackend {
+        try Blocking.run { try await open(location, options: options, create: create) }
     }
 
     /// The opener as a value, for code that must open a library later and must not choose the
     /// backend itself (the delivery filter opens inside its scanning child; a milter per recipient).
     package static var opener: LibraryOpener {
         { location, options in try openBlocking(location, options: options) }
+    }
+
+    /// The opener for a library that must already exist on its server (a file library is opened
+    /// as `opener` does: the milter checked that file exists before the scan).
+    package static var existingOpener: LibraryOpener {
+        { location, options in try openBlocking(location, options: options, create: false) }
     }
 }

@@ -9,6 +9,11 @@ import Glibc
 ///   each recipient's own library, used only if that file already exists (the milter never
 ///   creates a library for an address someone typed). A recipient without one gets headers only.
 ///
+/// - a `library-map` starting `postgresql://` or `postgres://`: one PostgreSQL server holding
+///   every recipient's library, the recipient (lower-cased `local@domain`) as the library user.
+///   The address is never put into the URL; the worker asks the server for that user's library
+///   and uses it only if it exists (`LibraryRoot.existingOpener`).
+///
 /// The address comes from the SMTP envelope, so it is hostile text: the local part and the domain
 /// are lower-cased, and an address with a `/`, a NUL, a control byte, a leading dot or an empty
 /// part maps to no library.
@@ -18,32 +23,58 @@ package struct LibraryMap: Sendable, Equatable {
         case shared(String)
         case template(String)
     }
+    /// One library to scan into: a file path or server location, and on a server whose library
+    /// (nil: the location's own choice, as for `--library`).
+    package struct Target: Sendable, Hashable {
+        package var location: String
+        package var user: String?
+        package init(_ location: String, user: String? = nil) {
+            self.location = location
+            self.user = user
+        }
+    }
+
     package var rule: Rule
     package init(rule: Rule) { self.rule = rule }
 
-    /// The unique library paths for `recipients`, in recipient order.
-    package func libraries(for recipients: [String], exists: (String) -> Bool = LibraryMap.fileExists) -> [String] {
+    /// Whether `location` names a PostgreSQL server (libpq's URI schemes), not a file.
+    package static func isServer(_ location: String) -> Bool {
+        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+    }
+
+    /// The unique libraries for `recipients`, in recipient order. A file template yields the
+    /// files that exist; a server template yields every well-formed recipient as a user (the
+    /// server says later whether that user has a library).
+    package func libraries(for recipients: [String], exists: (String) -> Bool = LibraryMap.fileExists) -> [Target] {
         switch rule {
         case .headersOnly: return []
-        case .shared(let path): return recipients.isEmpty ? [] : [path]
-        case .template:
-            var seen = Set<String>()
-            var out: [String] = []
+        case .shared(let path): return recipients.isEmpty ? [] : [Target(path)]
+        case .template(let template):
+            var seen = Set<Target>()
+            var out: [Target] = []
             for r in recipients {
-                guard let path = path(for: r), exists(path), seen.insert(path).inserted else { continue }
-                out.append(path)
+                let target: Target
+                if Self.isServer(template) {
+                    guard let (local, domain) = Self.split(r) else { continue }
+                    target = Target(template, user: local + "@" + domain)
+                } else {
+                    guard let path = path(for: r), exists(path) else { continue }
+                    target = Target(path)
+                }
+                guard seen.insert(target).inserted else { continue }
+                out.append(target)
             }
             return out
         }
     }
 
-    /// The library path for one recipient (`<Alice@Example.org>` or `alice@example.org`), or nil.
+    /// The library file for one recipient (nil for a server template: see `libraries`) (`<Alice@Example.org>` or `alice@example.org`), or nil.
     package func path(for recipient: String) -> String? {
         switch rule {
         case .headersOnly: return nil
         case .shared(let path): return path
         case .template(let template):
-            guard let (local, domain) = Self.split(recipient) else { return nil }
+            guard !Self.isServer(template), let (local, domain) = Self.split(recipient) else { return nil }
             return template.replacingAll("%{local}", with: local).replacingAll("%{domain}", with: domain)
         }
     }

@@ -61,9 +61,11 @@ final class MilterPacketDecoderTests: XCTestCase {
 final class MilterScanRequestTests: XCTestCase {
     func testLibrariesAndMessageSurviveTheTripAndEveryTruncationIsRefusedOrShorter() {
         let message = Array("Subject: x\r\n\r\nbody".utf8)
-        let request = MilterScanRequest.encode(libraries: ["/l/a@x.org/library.sqlite", "/l/b@x.org/library.sqlite"], message: message)
+        let targets = [LibraryMap.Target("/l/a@x.org/library.sqlite"), LibraryMap.Target("/l/b\t@x.org/library.sqlite"),
+                       LibraryMap.Target("postgresql:///pc?host=/run/pg", user: "alice@example.org")]
+        let request = MilterScanRequest.encode(libraries: targets, message: message)
         let decoded = MilterScanRequest.decode(request)
-        XCTAssertEqual(decoded?.libraries, ["/l/a@x.org/library.sqlite", "/l/b@x.org/library.sqlite"])
+        XCTAssertEqual(decoded?.libraries, targets)
         XCTAssertEqual(decoded?.message, message)
         XCTAssertEqual(MilterScanRequest.decode(MilterScanRequest.encode(libraries: [], message: message))?.libraries, [])
         for cut in 0..<(request.count - message.count) {
@@ -86,8 +88,19 @@ final class LibraryMapTests: XCTestCase {
     func testOnlyExistingLibrariesAreUsedOnceEach() {
         let map = LibraryMap(rule: .template("/l/%{local}@%{domain}"))
         let found = map.libraries(for: ["<a@x.org>", "<b@x.org>", "<A@x.org>", "<c@x.org>"]) { $0 != "/l/b@x.org" }
-        XCTAssertEqual(found, ["/l/a@x.org", "/l/c@x.org"])
-        XCTAssertEqual(LibraryMap(rule: .shared("/one")).libraries(for: ["<a@x.org>", "<b@x.org>"]) { _ in false }, ["/one"])
+        XCTAssertEqual(found, [.init("/l/a@x.org"), .init("/l/c@x.org")])
+        XCTAssertEqual(LibraryMap(rule: .shared("/one")).libraries(for: ["<a@x.org>", "<b@x.org>"]) { _ in false }, [.init("/one")])
         XCTAssertEqual(LibraryMap(rule: .headersOnly).libraries(for: ["<a@x.org>"]), [])
+    }
+
+    func testAServerTemplateMakesTheRecipientTheUserAndNeverPutsItIntoTheURL() {
+        let url = "postgresql:///pc?host=/run/pg&dbname=%{local}"
+        let map = LibraryMap(rule: .template(url))
+        let found = map.libraries(for: ["<Alice@Example.ORG>", "<alice@example.org>", "<x@y.org&host=evil>", "<../a@x.org>", "<bob@x.org>"]) { _ in
+            XCTFail("a server location is not a file"); return false
+        }
+        XCTAssertEqual(found, [.init(url, user: "alice@example.org"), .init(url, user: "x@y.org&host=evil"), .init(url, user: "bob@x.org")])
+        XCTAssertNil(map.path(for: "<alice@example.org>"))
+        XCTAssertEqual(LibraryMap(rule: .template("postgres://h/db")).libraries(for: ["<a@x.org>"]), [.init("postgres://h/db", user: "a@x.org")])
     }
 }

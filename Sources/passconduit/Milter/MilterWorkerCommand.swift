@@ -28,7 +28,8 @@ enum MilterWorkerCommand {
                 return .failure(FilterError(.scanFailed, detail: "malformed milter scan request"))
             }
             let scanner = FilterFault.wrap(MilterScanner(options: options, environment: environment, libraries: libraries,
-                                                         openLibrary: LibraryRoot.opener), environment: environment)
+                                                         openLibrary: LibraryRoot.opener,
+                                                         openExistingLibrary: LibraryRoot.existingOpener), environment: environment)
             do {
                 return .success(try scanner.scan(message: message))
             } catch {
