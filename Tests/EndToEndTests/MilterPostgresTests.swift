@@ -78,4 +78,12 @@ final class MilterPostgresTests: XCTestCase {
         XCTAssertEqual(milter.messageLines.count, 1, milter.logLines.joined(separator: "\n"))
         XCTAssertFalse(milter.logLines.joined().contains("error"), milter.logLines.joined(separator: "\n"))
     }
+
+    func testAMapWithAFixedLibraryUserIsRefusedAtStart() throws {
+        let r = try MilterKit.run(Binary.url.path, ["milter", "--listen", "inet:\(MilterKit.freePort())@127.0.0.1",
+                                                    "--library-map", server.location(database: database, extra: "library_user=carol")],
+                                  environment: FilterRun.environment(home, extra: [:]))
+        XCTAssertNotEqual(r.status, 0, r.output)
+        XCTAssertTrue(r.output.contains("library_user"), r.output)
+    }
 }

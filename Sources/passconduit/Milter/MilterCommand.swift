@@ -18,8 +18,10 @@ struct MilterCommand: ParsableCommand {
 
         Offers and updates go to each recipient's own library, found through a path template \
         (--library-map, or "library-map" under [milter] in the config file), used only if that \
-        library file exists; a recipient without one gets headers only. --library PATH makes \
-        every recipient share one library.
+        library file exists; a recipient without one gets headers only. A map starting \
+        postgresql:// names one PostgreSQL server: the recipient (local@domain, lower-cased) is \
+        the library user, and only a user the server already holds a library for gets offers. \
+        --library PATH makes every recipient share one library.
 
         SIGTERM or SIGINT: stop accepting, finish the messages in progress, exit. SIGHUP: \
         re-read the config file. One log line per message ($XDG_STATE_HOME/passconduit/milter.log, \
@@ -41,7 +43,7 @@ struct MilterCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("One library for every recipient.", valueName: "path"))
     var library: String?
 
-    @Option(name: .long, help: ArgumentHelp("Each recipient's library: a path with %{local} and %{domain}.", valueName: "template"))
+    @Option(name: .long, help: ArgumentHelp("Each recipient's library: a path with %{local} and %{domain}, or a postgresql:// server (recipient = user).", valueName: "template"))
     var libraryMap: String?
 
     @Option(name: .long, help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/passconduit/config.toml).", valueName: "path"))
@@ -153,6 +155,11 @@ struct MilterCommand: ParsableCommand {
         if let library {
             settings.libraryMap = .shared(library)
         } else if let template = libraryMap ?? options.config.milterLibraryMap {
+            // On a server the recipient is the user: a fixed library_user= would send every
+            // recipient's offers to one library.
+            if LibraryMap.isServer(template) && template.contains("library_user=") {
+                return .failure(FilterError(.badConfig, detail: "library-map: a postgresql:// map takes the recipient as the user; remove library_user="))
+            }
             settings.libraryMap = .template(template)
         }
         settings.onError = MilterSettings.OnError(rawValue: onError) ?? .accept
