@@ -326,8 +326,9 @@ struct PostgresFailure {
 
     var summary: String {
         if let serverMessage { return "the server said: \(serverMessage)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "") }
+        // postgres-nio's description of a PSQLError is a fixed generic sentence; its code says what happened.
+        if let code { return "the connection failed (\(code))" + (underlying.map { ": \($0)" } ?? "") }
         if let underlying { return "the connection failed: \(underlying)" }
-        if let code { return "the connection failed (\(code))" }
         return "the server could not be used"
     }
 
@@ -406,9 +407,13 @@ struct PostgresSetup {
         let configuration = try PostgresLibrary.connectionConfiguration(server)
         var lastProblem = "the server did not answer"
         while true {
+            // Set once the server accepted this attempt's connection: a session lost after that
+            // (pg_terminate_backend, a restart) is tried again, whatever the error says.
+            let connected = Flag()
             do {
                 try await Deadline.run(until: deadline) { [self, logger] in
                     let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                    connected.value = true
                     do {
                         try await setUp(PostgresTransaction(connection: connection, user: user, logger: logger))
                         try? await connection.close()
@@ -424,10 +429,11 @@ struct PostgresSetup {
                 throw LibraryError(.unavailable, "open: \(lastProblem); gave up", path: display)
             } catch {
                 let failure = PostgresFailure(error)
-                // A server starting up or a dropped connection is worth another try; a refused
-                // connection (server down), a refused login or a missing database is not.
+                // A server starting up or a connection dropped after it was made is worth another
+                // try (a dropped session often carries no SQLSTATE: serverClosedConnection); a
+                // refused connection (server down), a refused login or a missing database is not.
                 let worthRetrying = failure.sqlState == "57P03" || failure.sqlState == "40001" || failure.sqlState == "40P01"
-                    || (failure.connectionLost && failure.sqlState != nil)
+                    || (failure.connectionLost && (failure.sqlState != nil || connected.value))
                 guard worthRetrying, ContinuousClock.now < deadline else {
                     if failure.sqlState == nil, failure.connectionLost || failure.code == .connectionError {
                         throw LibraryError(.unavailable, "open: cannot reach the PostgreSQL server: \(failure.underlying ?? failure.summary)", path: display)
