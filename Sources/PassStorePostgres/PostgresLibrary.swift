@@ -28,9 +28,11 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     /// Whose library this is (the `"user"` of every row).
     package let user: String
     let server: PostgresLocation
-    let client: PostgresClient
+    /// The connection pool. Library work goes through `read` and `write`; the store benchmark
+    /// (Benchmarks/StoreBench) uses it bare to time a round trip beside the library's operations.
+    package let client: PostgresClient
     private let runTask: Task<Void, Never>
-    let logger: Logger
+    package let logger: Logger
 
     /// The LISTEN channel; a commit that logs a change notifies it with the user's name.
     static let channel = "passconduit_changes"
