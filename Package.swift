@@ -108,7 +108,10 @@ let package = Package(
         .executableTarget(name: "PassBench", dependencies: ["WalletPass"], path: "Benchmarks/PassBench"),
         // Synthetic library records: the store benchmark's, and the PassStore tests' child processes'.
         .target(name: "SyntheticPasses", dependencies: ["PassStore", "Support", "TestRandom"], path: "Benchmarks/SyntheticPasses"),
-        .executableTarget(name: "StoreBench", dependencies: ["PassStore", "SyntheticPasses", "TestRandom"], path: "Benchmarks/StoreBench"),
+        .executableTarget(name: "StoreBench", dependencies: [
+            "LibraryRoot", "PassStore", "PassStorePostgres", "SyntheticPasses", "TestRandom",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+        ], path: "Benchmarks/StoreBench"),
 
         // The one seeded random generator of the test suites (SplitMix64).
         .target(name: "TestRandom", path: "Tests/TestRandom"),

@@ -1,13 +1,15 @@
 import Foundation
 import PassStore
 
-// StoreBench: the PassStore benchmark (Benchmarks/store/run.sh). The multi-process and crash
-// tests' child processes are their own target, Tests/PassStoreTestChild.
+// StoreBench: the PassStore benchmark (Benchmarks/store/run.sh), an SQLite file or a PostgreSQL
+// library. The multi-process and crash tests' child processes are their own target, Tests/PassStoreTestChild.
 //
-//   StoreBench bench --library PATH [--passes 100000] [--samples 2000] [--size 30000] [--synchronous normal|full]
+//   StoreBench bench --library PATH|postgresql://… [--passes 100000] [--samples 2000] [--size 30000]
+//                    [--synchronous normal|full] [--list-samples 10] [--user NAME] [--fill-concurrency 4]
 
 let usage = """
-    usage: StoreBench bench --library PATH [--passes N] [--samples N] [--size BYTES] [--synchronous normal|full]
+    usage: StoreBench bench --library PATH|URI [--passes N] [--samples N] [--size BYTES] [--synchronous normal|full]
+                            [--list-samples N] [--user NAME] [--fill-concurrency N]
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -39,8 +41,10 @@ do {
     switch command {
     case "bench":
         let sync: LibraryOptions.Synchronous = options["synchronous"] == "full" ? .full : .normal
-        try Bench.run(library: library, passes: option("passes", default: 100_000), samples: option("samples", default: 2_000),
-                      size: option("size", default: 30_000), synchronous: sync)
+        try await Bench.run(Bench.Settings(
+            library: library, passes: option("passes", default: 100_000), samples: option("samples", default: 2_000),
+            size: option("size", default: 30_000), synchronous: sync, listSamples: option("list-samples", default: 10),
+            user: options["user"], fillConcurrency: option("fill-concurrency", default: 4)))
     default:
         FileHandle.standardError.write(Data("StoreBench: unknown command \(command)\n\(usage)\n".utf8))
         exit(64)

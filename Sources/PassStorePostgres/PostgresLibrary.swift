@@ -18,7 +18,9 @@ import PostgresNIO
 /// (user, sequence) on the log), so a bug could fail a write but never duplicate a row.
 ///
 /// A connection lost before COMMIT was sent rolls the transaction back on the server: the whole
-/// write is retried on a new connection until `retryDeadline`. Lost during COMMIT, the outcome is
+/// write is retried on a new connection until `retryDeadline` (the lost one is closed and out of
+/// the pool first, and no statement is ever sent on a closed connection: see `retire` and
+/// `PostgresTransaction.rows`). Lost during COMMIT, the outcome is
 /// unknown, so it is reported (`unavailable`) rather than applied twice.
 package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     package let location: String
@@ -26,9 +28,11 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     /// Whose library this is (the `"user"` of every row).
     package let user: String
     let server: PostgresLocation
-    let client: PostgresClient
+    /// The connection pool. Library work goes through `read` and `write`; the store benchmark
+    /// (Benchmarks/StoreBench) uses it bare to time a round trip beside the library's operations.
+    package let client: PostgresClient
     private let runTask: Task<Void, Never>
-    let logger: Logger
+    package let logger: Logger
 
     /// The LISTEN channel; a commit that logs a change notifies it with the user's name.
     static let channel = "passconduit_changes"
@@ -137,21 +141,22 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     /// before COMMIT, or reports a serialization failure, until `retryDeadline`.
     func write<T: Sendable>(_ name: String, _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
         try await attempt(name) { [user, options, logger] connection, commitSent in
-            _ = try await connection.query("BEGIN", logger: logger)
+            let tx = PostgresTransaction(connection: connection, user: user, logger: logger)
+            try await tx.run("BEGIN")
             do {
                 let lockWait = Int(max(0.01, options.busyTimeout) * 1000)
-                _ = try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(lockWait)"), logger: logger)
-                let tx = PostgresTransaction(connection: connection, user: user, logger: logger)
+                try await tx.run("SET LOCAL lock_timeout = \(lockWait)")
                 let locked = try await tx.rows("SELECT 1 FROM passconduit.library_user WHERE name = $1 FOR UPDATE", [user])
                 guard !locked.isEmpty else {
                     throw LibraryError(.notALibrary, "\(name): the library of user \(user) is gone from the database")
                 }
                 let value = try await body(tx)
                 commitSent.value = true
-                _ = try await connection.query("COMMIT", logger: logger)
+                try await tx.run("COMMIT")
                 return value
             } catch {
-                if !commitSent.value { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                // A session that is gone rolled back on the server; nothing more to send on it.
+                if !commitSent.value && !PostgresFailure(error).connectionLost { _ = try? await tx.run("ROLLBACK") }
                 throw error
             }
         }
@@ -164,13 +169,13 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
         try await attempt(name, extra: extra) { [user, logger] connection, _ in
             let tx = PostgresTransaction(connection: connection, user: user, logger: logger)
             guard snapshot else { return try await body(tx) }
-            _ = try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            try await tx.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
                 let value = try await body(tx)
-                _ = try await connection.query("COMMIT", logger: logger)
+                try await tx.run("COMMIT")
                 return value
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                if !PostgresFailure(error).connectionLost { _ = try? await tx.run("ROLLBACK") }
                 throw error
             }
         }
@@ -182,8 +187,10 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
                                       _ body: @escaping @Sendable (PostgresConnection, Flag) async throws -> T) async throws -> T {
         let deadline = ContinuousClock.now + .milliseconds(Int64((max(0.05, options.retryDeadline) + extra) * 1000))
         // One attempt may wait for the user's lock (busyTimeout) and a few round trips; longer means
-        // its connection went silent (a session terminated under a waiting query can leave the
-        // client waiting), so it is abandoned and the write tried again on another connection.
+        // its connection went silent (a network that drops packets without a reset; keep-alive is
+        // off), so it is abandoned and the write tried again on another connection. A session the
+        // server ends is not silent: its statements fail at once (`PostgresTransaction.rows`) and
+        // the connection leaves the pool before the retry (`retire`).
         let attemptLimit = Duration.milliseconds(Int64((max(0.05, options.busyTimeout) + 3 + extra) * 1000))
         let display = location
         var lastProblem = "the server did not answer"
@@ -192,7 +199,14 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
             let attemptDeadline = min(deadline, ContinuousClock.now + attemptLimit)
             do {
                 return try await Deadline.run(until: attemptDeadline) { [client] in
-                    try await client.withConnection { connection in try await body(connection, commitSent) }
+                    try await client.withConnection { connection in
+                        do {
+                            return try await body(connection, commitSent)
+                        } catch {
+                            if PostgresFailure(error).connectionLost { await Self.retire(connection) }
+                            throw error
+                        }
+                    }
                 }
             } catch let error as LibraryError {
                 throw error.path == nil ? LibraryError(error.kind, error.message, path: display) : error
@@ -221,6 +235,18 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
                 try? await Task.sleep(for: .milliseconds(Int.random(in: 5...50)))
             }
         }
+    }
+}
+
+extension PostgresLibrary {
+    /// Gives back a connection whose session is gone only once the pool knows it is closed. The
+    /// pool learns of a close from the connection's close future, one event-loop turn after the
+    /// connection failed its queries; a lease given back before that would leave a dead connection
+    /// idle in the pool, and the next lease (often this write's own retry) would get it. The pool's
+    /// close callback was registered when the connection was made, so it has run when ours does.
+    static func retire(_ connection: PostgresConnection) async {
+        try? await connection.close()
+        try? await connection.closeFuture.get()
     }
 }
 
@@ -288,6 +314,11 @@ enum Deadline {
     }
 }
 
+/// A statement was not sent: its connection had already closed (the session ended).
+struct ConnectionClosed: Error, CustomStringConvertible {
+    var description: String { "the connection had closed" }
+}
+
 /// What a postgres-nio error means for the library: whether trying again can help, and the
 /// sentence for the person (the server's own message, never the password).
 struct PostgresFailure {
@@ -297,7 +328,10 @@ struct PostgresFailure {
     var underlying: String?
 
     init(_ error: any Error) {
-        if let e = error as? PSQLError {
+        if error is ConnectionClosed {
+            code = .serverClosedConnection
+            underlying = "\(error)"
+        } else if let e = error as? PSQLError {
             code = e.code
             sqlState = e.serverInfo?[.sqlState]
             serverMessage = e.serverInfo?[.message]
@@ -375,11 +409,21 @@ struct PostgresTransaction: Sendable {
     }
 
     /// Runs a statement and collects its rows.
+    ///
+    /// The statement is handed to the connection on the connection's own event loop, and only
+    /// while the connection is open there. postgres-nio (1.33.2) writes a query into its channel
+    /// without a write promise: written after the channel closed (a terminated session, a server
+    /// restart), it reaches no handler, is dropped, and its caller waits forever. The channel
+    /// removes its handlers one event-loop turn after it stops being active, so on the event loop
+    /// "still active" means the handler is there to answer: with rows, or with the error that
+    /// ended the session. A closed connection fails at once with `ConnectionClosed`.
     func rows(_ sql: String, _ values: [Value] = []) async throws -> [PostgresRow] {
-        let sequence = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: try Self.bindings(values)), logger: logger)
-        var out: [PostgresRow] = []
-        for try await row in sequence { out.append(row) }
-        return out
+        let query = PostgresQuery(unsafeSQL: sql, binds: try Self.bindings(values))
+        let connection = self.connection, logger = self.logger
+        return try await connection.eventLoop.flatSubmit { () -> EventLoopFuture<[PostgresRow]> in
+            guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(ConnectionClosed()) }
+            return connection.query(query, logger: logger).map(\.rows)
+        }.get()
     }
 
     /// Runs a statement whose rows do not matter.

@@ -7,9 +7,9 @@ import PassStorePostgres
 /// MultiProcessTests on PostgreSQL: 16 StoreBench worker processes × 200 operations on one
 /// user's library in one database, as two hosts with two configurations (8 processes each,
 /// different locations to the same server), all at once: every row each committed is there,
-/// no duplicates, the change log complete and unbroken. (A variant that terminates the workers'
-/// sessions while they run failed under load: after a termination a pooled connection can go
-/// silent; see the issue 15 note. One terminated writer is tested in PostgresLibraryTests.)
+/// no duplicates, the change log complete and unbroken. Sessions terminated while writers run:
+/// PostgresTerminateTests (in one process, a few seconds); one terminated writer waiting for the
+/// lock: PostgresLibraryTests.
 final class PostgresMultiProcessTests: XCTestCase {
     func testSixteenProcessesOnTwoHostsLoseNothing() throws {
         try runWorkers()
