@@ -3,9 +3,24 @@ import PassStore
 import PostgresNIO
 
 extension PostgresLibrary {
+    /// Time a copy of `rows` rows and `bytes` bytes of pass archives may take beyond one ordinary
+    /// attempt: every row is a round trip and every archive crosses the connection, so a library of
+    /// 100 000 passes needs minutes, not the few seconds after which a write is taken to be stuck.
+    static func copyAllowance(rows: Int, bytes: Int) -> TimeInterval {
+        5 + Double(rows) / 1_000 + Double(bytes) / 10_000_000
+    }
+
     package func snapshot() async throws -> LibrarySnapshot {
         let location = self.location
-        return try await read("snapshot", snapshot: true) { tx in
+        let (rows, bytes) = try await read("snapshot") { tx in
+            try await tx.rows("""
+                SELECT (SELECT count(*) FROM passconduit.pass WHERE "user" = $1) + (SELECT count(*) FROM passconduit.pass_version WHERE "user" = $1)
+                  + (SELECT count(*) FROM passconduit.offer WHERE "user" = $1) + (SELECT count(*) FROM passconduit.change_log WHERE "user" = $1)
+                  + (SELECT count(*) FROM passconduit.change_field WHERE "user" = $1),
+                  (SELECT coalesce(sum(octet_length(bytes)), 0)::bigint FROM passconduit.pass_blob WHERE "user" = $1)
+                """, [tx.user])[0].decode((Int, Int).self)
+        }
+        return try await read("snapshot", snapshot: true, extra: Self.copyAllowance(rows: rows, bytes: bytes)) { tx in
             var s = LibrarySnapshot()
             let decoder = JSONDecoder()
             s.passes = try await tx.rows(PostgresRows.selectPass + #" WHERE p."user" = $1 ORDER BY p.pass_type_identifier, p.serial_number"#,
@@ -52,7 +67,10 @@ extension PostgresLibrary {
 
     package func restore(_ s: LibrarySnapshot) async throws {
         let location = self.location, now = options.now
-        try await write("copy") { tx in
+        let rows = s.passes.count + s.versions.count + s.offers.count + s.changes.reduce(0) { $0 + 1 + $1.changes.count }
+            + s.webServiceStates.count + s.registrations.count + s.tags.count + s.blobs.count
+        let allowance = Self.copyAllowance(rows: rows, bytes: s.blobs.values.reduce(0) { $0 + $1.count })
+        try await write("copy", extra: allowance) { tx in
             let held = try await tx.rows("""
                 SELECT (SELECT count(*) FROM passconduit.pass WHERE "user" = $1) + (SELECT count(*) FROM passconduit.offer WHERE "user" = $1)
                   + (SELECT count(*) FROM passconduit.change_log WHERE "user" = $1) + (SELECT count(*) FROM passconduit.pass_version WHERE "user" = $1)

@@ -139,8 +139,10 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     /// Runs `body` as one write transaction holding the user's lock (see the type's comment),
     /// retried on a new connection while the server cannot be reached, drops the connection
     /// before COMMIT, or reports a serialization failure, until `retryDeadline`.
-    func write<T: Sendable>(_ name: String, _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
-        try await attempt(name) { [user, options, logger] connection, commitSent in
+    /// `extra`: time the work itself may take on top of one attempt's limit (a whole library copied).
+    func write<T: Sendable>(_ name: String, extra: TimeInterval = 0,
+                            _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
+        try await attempt(name, extra: extra) { [user, options, logger] connection, commitSent in
             let tx = PostgresTransaction(connection: connection, user: user, logger: logger)
             try await tx.run("BEGIN")
             do {
@@ -182,7 +184,7 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     }
 
     /// The retry loop around one leased connection.
-    /// `extra`: time the work itself may take on top of the deadline (a follower's wait).
+    /// `extra`: time the work itself may take on top of the deadline (a follower's wait, a library copied).
     private func attempt<T: Sendable>(_ name: String, extra: TimeInterval = 0,
                                       _ body: @escaping @Sendable (PostgresConnection, Flag) async throws -> T) async throws -> T {
         let deadline = ContinuousClock.now + .milliseconds(Int64((max(0.05, options.retryDeadline) + extra) * 1000))

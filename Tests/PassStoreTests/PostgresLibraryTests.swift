@@ -222,6 +222,35 @@ final class PostgresLibraryTests: XCTestCase {
         await library.close()
     }
 
+    /// A copy is one transaction and may take longer than the few seconds after which an ordinary
+    /// write is taken to be stuck on a silent connection (busyTimeout + 3 s): a library of 100 000
+    /// passes took minutes. The server here is made slow (a trigger sleeps per pass row) so that the
+    /// copy of 180 passes takes about 9 s, past the 8 s an ordinary write may take.
+    func testACopyThatTakesLongerThanAnOrdinaryWriteCompletesOnce() async throws {
+        let server = try SharedPostgres.server
+        let database = try server.database()
+        let source = try await BackendFactory(.sqlite).open()
+        for i in 0..<180 { try await source.add(Synthetic.record("\(i)", size: 600)) }
+        let snapshot = try await source.snapshot()
+        let target = try await PostgresLibrary.open(server.location(database: database), options: options(user: "alice"))
+        _ = try server.psql(database, """
+            CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.05); RETURN NEW; END $$;
+            CREATE TRIGGER slow BEFORE INSERT ON passconduit.pass FOR EACH ROW EXECUTE FUNCTION slow_insert();
+            """)
+        let started = ContinuousClock.now
+        try await target.restore(snapshot)
+        let took = ContinuousClock.now - started
+        XCTAssertGreaterThan(took, .seconds(8), "the trigger must make the copy outlast an ordinary write's attempt")
+        _ = try server.psql(database, "DROP TRIGGER slow ON passconduit.pass")
+        let copied = try await target.snapshot()
+        XCTAssertEqual(copied.differences(from: snapshot), [])
+        let log = try await target.changes(after: 0).map(\.sequence)
+        XCTAssertEqual(log, Array(1...180).map(Int64.init))
+        let problems = try await target.check()
+        XCTAssertEqual(problems, [])
+        await target.close()
+    }
+
     func testAServerThatGoesDownIsUnavailableInTimeAndTheLibraryWorksWhenItIsBack() async throws {
         let server = try PostgresTestServer()
         try server.start()
