@@ -6,15 +6,18 @@ package enum TransferEncoding: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses a header value ("Base64", " quoted-printable ; junk", "x-uue"). Empty means 7bit.
     package init(headerValue: ArraySlice<UInt8>) {
-        var token = [UInt8]()
-        for byte in headerValue {
-            if byte == UInt8(ascii: ";") || byte == UInt8(ascii: "(") { break }
-            if byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A {
-                if token.isEmpty { continue } else { break }
-            }
-            token.append(ByteClass.lower(byte))
+        // The first token: leading blanks skipped, ended by a blank, ';' or '(' (no byte array
+        // built per part).
+        var start = headerValue.startIndex
+        let end = headerValue.endIndex
+        while start < end, ByteClass.isLWSP(headerValue[start]) { start += 1 }
+        var stop = start
+        while stop < end {
+            let byte = headerValue[stop]
+            if byte == UInt8(ascii: ";") || byte == UInt8(ascii: "(") || ByteClass.isLWSP(byte) { break }
+            stop += 1
         }
-        switch String(decoding: token, as: UTF8.self) {
+        switch ParameterScanner.lowerString(headerValue[start..<stop]) {
         case "", "7bit", "7-bit": self = .sevenBit
         case "8bit", "8-bit": self = .eightBit
         case "binary": self = .binary

@@ -62,12 +62,15 @@ package struct PassScanner: Sendable {
         }
         var found: [FoundPass] = []
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
-            if Self.isTNEF(part, in: message) {
+            // The type and the names are made once per part, for the TNEF and the candidate checks.
+            let mimeType = part.contentType.mimeType
+            let names = Self.names(of: part)
+            if Self.isTNEF(part, in: message, mimeType: mimeType, names: names) {
                 describe()
                 var where_ = base
                 where_.part = part.path.isEmpty ? "1" : part.path
-                where_.filename = part.filename ?? Self.names(of: part).first
-                where_.contentType = part.contentType.mimeType
+                where_.filename = part.filename ?? names.first
+                where_.contentType = mimeType
                 var decoder = message.bodyDecoder(of: part)
                 let body = decoder.finish()
                 decodeCounter?.count(decoder)
@@ -76,12 +79,12 @@ package struct PassScanner: Sendable {
                 }
                 continue
             }
-            guard let candidate = candidate(part, in: message) else { continue }
+            guard let candidate = candidate(part, in: message, mimeType: mimeType, names: names) else { continue }
             describe()
             var where_ = base
             where_.part = part.path.isEmpty ? "1" : part.path
             where_.filename = part.filename ?? candidate.names.first
-            where_.contentType = part.contentType.mimeType
+            where_.contentType = mimeType
             where_.detectedBy = candidate.reasons
             found += scanPassBytes(candidate.body, kind: candidate.kind, source: where_)
         }
@@ -110,8 +113,15 @@ package struct PassScanner: Sendable {
 
     /// A TNEF part (`winmail.dat` from Outlook): by its type, its name, or its first bytes.
     package static func isTNEF(_ part: MIMEPart, in message: MIMEMessage) -> Bool {
-        if Self.tnefTypes.contains(Detection.essence(of: part.contentType.mimeType)) { return true }
-        if Self.names(of: part).contains(where: Self.endsWithWinmailDat) { return true }
+        isTNEF(part, in: message, mimeType: part.contentType.mimeType, names: names(of: part))
+    }
+
+    /// As `isTNEF(_:in:)` with the part's `mimeType` and `names(of:)` already made.
+    static func isTNEF(_ part: MIMEPart, in message: MIMEMessage, mimeType: String, names: [String]) -> Bool {
+        let essence = Detection.essence(of: mimeType)
+        // Two comparisons, not a Set lookup that hashes the type of every part.
+        if essence == "application/ms-tnef" || essence == "application/vnd.ms-tnef" { return true }
+        if names.contains(where: Self.endsWithWinmailDat) { return true }
         let raw = message.rawBody(of: part)
         switch part.transferEncoding {
         case .base64: return raw.drop(while: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }).starts(with: Self.tnefBase64)
@@ -119,8 +129,6 @@ package struct PassScanner: Sendable {
         default: return TNEFReader.starts(message.decodedPrefix(of: part, maxBytes: 4)[...])
         }
     }
-
-    static let tnefTypes: Set<String> = ["application/ms-tnef", "application/vnd.ms-tnef"]
 
     /// "…winmail.dat" in any case, on the UTF-8 bytes (no lowercased copy per named part).
     static func endsWithWinmailDat(_ name: String) -> Bool {
@@ -185,8 +193,12 @@ package struct PassScanner: Sendable {
     }
 
     func candidate(_ part: MIMEPart, in message: MIMEMessage) -> Candidate? {
-        let names = Self.names(of: part)
-        let labels = Detection.labels(mimeType: part.contentType.mimeType, names: names)
+        candidate(part, in: message, mimeType: part.contentType.mimeType, names: Self.names(of: part))
+    }
+
+    /// As `candidate(_:in:)` with the part's `mimeType` and `names(of:)` already made.
+    func candidate(_ part: MIMEPart, in message: MIMEMessage, mimeType: String, names: [String]) -> Candidate? {
+        let labels = Detection.labels(mimeType: mimeType, names: names)
         var reasons = labels.reasons
         var kind = labels.kind
         // One decoder per part: the sniffed prefix and the whole body share its work.

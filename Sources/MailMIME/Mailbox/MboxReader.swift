@@ -72,13 +72,17 @@ package struct MboxReader: MessageReader {
         }
         index += 1
         var resume = bodyRel
+        // Whether the separator search passed a line that may be mboxrd-quoted (">From ");
+        // a message without one is copied out as it is, without a second search (issue 17).
+        var quoted = false
         while true {
-            switch findSeparator(fromRel: resume, messageRel: bodyRel) {
+            switch findSeparator(fromRel: resume, messageRel: bodyRel, quoted: &quoted) {
             case .found(let sepRel):
                 let end = try contentLengthEnd(messageRel: bodyRel, separatorRel: sepRel) ?? sepRel
-                return takeMessage(bodyRel: bodyRel, endRel: end)
+                // A Content-Length past the separator: the bytes after it were not searched.
+                return takeMessage(bodyRel: bodyRel, endRel: end, mayBeQuoted: quoted || end != sepRel)
             case .end:
-                return takeMessage(bodyRel: bodyRel, endRel: input.count)
+                return takeMessage(bodyRel: bodyRel, endRel: input.count, mayBeQuoted: quoted)
             case .needMore(let resumeRel):
                 resume = resumeRel
                 // The message is at least resume - bodyRel long (no separator starts before
@@ -96,15 +100,33 @@ package struct MboxReader: MessageReader {
     private enum Search { case found(Int), end, needMore(Int) }
 
     /// Looks for the next separator line at or after `fromRel` (relative to the unconsumed start).
-    private func findSeparator(fromRel: Int, messageRel: Int) -> Search {
+    /// Sets `quoted` when it passes a line that starts with '>' and may be a quoted From_ line
+    /// (one or more '>', then "From ", or too near the end to tell): the same pass over the
+    /// bytes tells `takeMessage` whether `unquote` has anything to do.
+    private func findSeparator(fromRel: Int, messageRel: Int, quoted: inout Bool) -> Search {
         var rel = max(fromRel, messageRel)
         let needle: [UInt8] = Array("\nFrom ".utf8)
+        var sawQuote = quoted
+        defer { quoted = sawQuote }
         while true {
             let base = input.start
             let hit: Int? = { (b: UnsafeBufferPointer<UInt8>) -> Int? in
-                // Find each "\nF", then check the rest of "From ".
+                // Find each "\nF" and "\n>", then check the rest of "From ".
                 var q = base + rel
-                while let nl = ByteScan.findNewline(followedBy: 0x46, b, from: q, end: input.end) {
+                while let nl = ByteScan.findNewline(followedBy: 0x46, or: 0x3E, b, from: q, end: input.end) {
+                    if b[nl + 1] == 0x3E {
+                        if !sawQuote {
+                            var k = nl + 1
+                            while k < input.end, b[k] == 0x3E { k += 1 }
+                            // k + 5 <= input.end is checked before reading b[k + 4].
+                            if input.end - k < 5 || (b[k] == 0x46 && b[k + 1] == 0x72 && b[k + 2] == 0x6F
+                                                     && b[k + 3] == 0x6D && b[k + 4] == 0x20) {
+                                sawQuote = true
+                            }
+                        }
+                        q = nl + 1
+                        continue
+                    }
                     if input.end - nl < needle.count { return nil }
                     // nl + 5 < input.end was checked just above.
                     if b[nl + 2] == 0x72, b[nl + 3] == 0x6F, b[nl + 4] == 0x6D, b[nl + 5] == 0x20 {
@@ -246,7 +268,9 @@ package struct MboxReader: MessageReader {
     }
 
     /// Copies the message out (trimming the separator blank line and undoing mboxrd quoting) and consumes it.
-    private mutating func takeMessage(bodyRel: Int, endRel: Int) -> MailboxMessage {
+    /// `mayBeQuoted` false: the separator search saw no line that `unquote` would change after
+    /// the first, so only the first line is looked at.
+    private mutating func takeMessage(bodyRel: Int, endRel: Int, mayBeQuoted: Bool) -> MailboxMessage {
         var endRel = endRel
         let s = input.start
         // The blank line before the next From_ line is the separator's, not the message's.
@@ -257,7 +281,8 @@ package struct MboxReader: MessageReader {
         }
         let count = endRel - bodyRel
         let oversize = count > limits.maxMessageBytes
-        let bytes = oversize ? [] : MboxReader.unquote(UnsafeBufferPointer(rebasing: input.storage[(s + bodyRel)..<(s + endRel)]))
+        let body = UnsafeBufferPointer(rebasing: input.storage[(s + bodyRel)..<(s + endRel)])
+        let bytes = oversize ? [] : (mayBeQuoted || body.first == UInt8(ascii: ">")) ? MboxReader.unquote(body) : Array(body)
         input.consume(upTo: s + endRel)
         return MailboxMessage(index: index, bytes: bytes, path: nil, byteCount: count, oversize: oversize)
     }
@@ -295,7 +320,8 @@ package struct MboxReader: MessageReader {
             bodyRel = 0
             resume = 0
             try input.fill()
-            switch findSeparator(fromRel: 0, messageRel: 0) {
+            var quoted = false  // an oversize message is not copied: nothing to unquote
+            switch findSeparator(fromRel: 0, messageRel: 0, quoted: &quoted) {
             case .found(let sepRel):
                 return finish(sepRel)
             case .end:
