@@ -1,6 +1,5 @@
 import COpenSSL
 import Foundation
-import Support
 import Synchronization
 
 /// A trust store that could not be loaded: which file or folder, and why.
@@ -32,7 +31,8 @@ package final class TrustStore: @unchecked Sendable {
     let store: OpaquePointer
     /// The anchors not yet decoded, by subject; the store's lookup method data points here.
     private let anchors: AnchorLookup
-    /// SHA-256 fingerprints of the loaded anchors that get Apple's rules when self-issued.
+    /// SHA-256 fingerprints of the anchors that get Apple's rules when self-issued (checked on
+    /// the top of a verified chain, which is always one of the loaded anchors).
     private let applePolicyFingerprints: Set<String>
     /// Apple's card-issuer marker extension and Passbook signing EKU, parsed once.
     let markerOID: OpaquePointer
@@ -83,7 +83,6 @@ package final class TrustStore: @unchecked Sendable {
     /// Tests use it to hold the test CA to Apple's rules.
     static func load(directories: [String], applePolicyFingerprints: Set<String>) throws -> TrustStore {
         var entries: [AnchorLookup.Entry] = []
-        var apple: Set<String> = []
         var loaded: [String] = []
         do {
             for directory in directories {
@@ -93,8 +92,6 @@ package final class TrustStore: @unchecked Sendable {
                             throw TrustStoreError(path: file, reason: "holds no certificate (PEM or DER): \(OpenSSL.drainErrors())")
                         }
                         entries.append(AnchorLookup.Entry(der: der, subject: subject))
-                        let fingerprint = Digest.sha256Hex(der)
-                        if applePolicyFingerprints.contains(fingerprint) { apple.insert(fingerprint) }
                     }
                     loaded.append(file)
                 }
@@ -110,7 +107,7 @@ package final class TrustStore: @unchecked Sendable {
             throw TrustStoreError(path: "", reason: "out of memory")
         }
         X509_LOOKUP_set_method_data(lookup, Unmanaged.passUnretained(anchors).toOpaque())
-        return TrustStore(store: store, anchors: anchors, applePolicyFingerprints: apple, count: entries.count, files: loaded)
+        return TrustStore(store: store, anchors: anchors, applePolicyFingerprints: applePolicyFingerprints, count: entries.count, files: loaded)
     }
 
     /// The subject Name of a certificate's DER (Certificate -> TBSCertificate -> [0] version,
