@@ -144,11 +144,16 @@ package struct LibraryChangeFeed: AsyncSequence, Sendable {
 /// CLI commands): the calling thread waits while a task does the work. Never call it from a task
 /// on Swift's cooperative pool (it would hold one of its few threads); the callers are plain
 /// threads (a command's main thread, the filter's scan worker).
+///
+/// The task starts on the calling thread (`Task.immediate`) and runs there until it first
+/// suspends: the SQLite library never does, so its calls finish before the wait and no thread of
+/// the cooperative pool is started (a detached task started three for the one-shot filter); a
+/// library on a server suspends on its network I/O and goes on on the pool while this thread waits.
 package enum Blocking {
     package static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let box = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
-        Task.detached {
+        Task.immediate {
             let result: Result<T, any Error>
             do { result = .success(try await body()) } catch { result = .failure(error) }
             box.set(result)

@@ -18,10 +18,22 @@ package struct TrustStoreError: Error, Equatable, CustomStringConvertible {
 /// Anchors whose SHA-256 fingerprint is one of Apple's roots get Apple's pass-signing rules on the
 /// signer (marker extension 1.2.840.113635.100.6.1.16 and the Passbook EKU); other anchors the user
 /// added only get the identity rules (UID = passTypeIdentifier, OU = teamIdentifier).
+///
+/// The anchors are decoded lazily: loading reads each file's DER and its subject name only
+/// (OpenSSL 3.0 builds a decoder context for every certificate's public key, ~0.1 ms each), and
+/// the store's lookup (`AnchorLookup`) decodes and adds every anchor with a subject when a chain
+/// first asks for that subject, the way OpenSSL's own hashed-folder lookup works. Chains are
+/// built from the same certificates as with all of them added at once: one pass usually needs
+/// two of the thirteen.
 package final class TrustStore: @unchecked Sendable {
-    // Immutable after init; OpenSSL's X509_STORE is safe for concurrent verification.
+    // Immutable after init; OpenSSL's X509_STORE is safe for concurrent verification (the lazy
+    // lookup serialises its own decoding).
     let store: OpaquePointer
-    private let applePolicyAnchors: [OpaquePointer]
+    /// The anchors not yet decoded, by subject; the store's lookup method data points here.
+    private let anchors: AnchorLookup
+    /// SHA-256 fingerprints of the anchors that get Apple's rules when self-issued (checked on
+    /// the top of a verified chain, which is always one of the loaded anchors).
+    private let applePolicyFingerprints: Set<String>
     /// Apple's card-issuer marker extension and Passbook signing EKU, parsed once.
     let markerOID: OpaquePointer
     let passbookEKU: OpaquePointer
@@ -42,9 +54,10 @@ package final class TrustStore: @unchecked Sendable {
         "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179",
     ]
 
-    private init(store: OpaquePointer, applePolicyAnchors: [OpaquePointer], count: Int, files: [String]) {
+    private init(store: OpaquePointer, anchors: AnchorLookup, applePolicyFingerprints: Set<String>, count: Int, files: [String]) {
         self.store = store
-        self.applePolicyAnchors = applePolicyAnchors
+        self.anchors = anchors
+        self.applePolicyFingerprints = applePolicyFingerprints
         self.certificateCount = count
         self.files = files
         // Both are well-formed numeric OIDs: OBJ_txt2obj fails only when out of memory.
@@ -55,8 +68,8 @@ package final class TrustStore: @unchecked Sendable {
     deinit {
         ASN1_OBJECT_free(markerOID)
         ASN1_OBJECT_free(passbookEKU)
-        for cert in applePolicyAnchors { X509_free(cert) }
-        X509_STORE_free(store)
+        X509_STORE_free(store)   // before `anchors`, which its lookup points at
+        withExtendedLifetime(anchors) {}
     }
 
     /// Loads every certificate file (`.pem`, `.crt`, `.cer`, `.der`; PEM or DER) in the given folders
@@ -66,38 +79,58 @@ package final class TrustStore: @unchecked Sendable {
         try load(directories: directories, applePolicyFingerprints: appleRootFingerprints)
     }
 
-    /// `applePolicyFingerprints`: anchors (SHA-256, lowercase hex) that get Apple's pass-signing rules.
+    /// `applePolicyFingerprints`: anchors (SHA-256, lowercase hex) that get Apple's rules.
     /// Tests use it to hold the test CA to Apple's rules.
     static func load(directories: [String], applePolicyFingerprints: Set<String>) throws -> TrustStore {
-        guard let store = X509_STORE_new() else { throw TrustStoreError(path: "", reason: "out of memory") }
-        var apple: [OpaquePointer] = []
-        var count = 0
+        var entries: [AnchorLookup.Entry] = []
         var loaded: [String] = []
         do {
             for directory in directories {
                 for file in try certificateFiles(directory) {
-                    let certs = try readCertificates(file)
-                    for cert in certs {
-                        defer { X509_free(cert) }
-                        guard X509_STORE_add_cert(store, cert) == 1 else {
-                            throw TrustStoreError(path: file, reason: OpenSSL.drainErrors())
+                    for der in try readCertificates(file) {
+                        guard let subject = subjectName(der) else {
+                            throw TrustStoreError(path: file, reason: "holds no certificate (PEM or DER): \(OpenSSL.drainErrors())")
                         }
-                        count += 1
-                        if X509_check_issued(cert, cert) == X509_V_OK,
-                           applePolicyFingerprints.contains(OpenSSL.sha256Fingerprint(cert)) {
-                            X509_up_ref(cert)
-                            apple.append(cert)
-                        }
+                        entries.append(AnchorLookup.Entry(der: der, subject: subject))
                     }
                     loaded.append(file)
                 }
             }
         } catch {
-            for cert in apple { X509_free(cert) }
-            X509_STORE_free(store)
+            for entry in entries { X509_NAME_free(entry.subject) }
             throw error
         }
-        return TrustStore(store: store, applePolicyAnchors: apple, count: count, files: loaded)
+        let anchors = AnchorLookup(entries)
+        guard let store = X509_STORE_new() else { throw TrustStoreError(path: "", reason: "out of memory") }
+        guard let lookup = X509_STORE_add_lookup(store, AnchorLookup.method) else {
+            X509_STORE_free(store)
+            throw TrustStoreError(path: "", reason: "out of memory")
+        }
+        X509_LOOKUP_set_method_data(lookup, Unmanaged.passUnretained(anchors).toOpaque())
+        return TrustStore(store: store, anchors: anchors, applePolicyFingerprints: applePolicyFingerprints, count: entries.count, files: loaded)
+    }
+
+    /// The subject Name of a certificate's DER (Certificate -> TBSCertificate -> [0] version,
+    /// serialNumber, signature, issuer, validity, subject), decoded; nil when the DER is not
+    /// shaped like a certificate. Owned (X509_NAME_free).
+    static func subjectName(_ der: [UInt8]) -> OpaquePointer? {
+        let b = der[...]
+        guard let cert = CMSCertificates.element(b, at: 0, limit: b.count), cert.tag == 0x30, !cert.indefinite,
+              let tbs = CMSCertificates.element(b, at: cert.contentStart, limit: cert.contentEnd), tbs.tag == 0x30, !tbs.indefinite
+        else { return nil }
+        var p = tbs.contentStart
+        if let version = CMSCertificates.element(b, at: p, limit: tbs.contentEnd), version.tag == 0xA0 { p = version.end }
+        for tag: UInt8 in [0x02, 0x30, 0x30, 0x30] {   // serialNumber, signature, issuer, validity
+            guard let e = CMSCertificates.element(b, at: p, limit: tbs.contentEnd), e.tag == tag, !e.indefinite else { return nil }
+            p = e.end
+        }
+        guard let subject = CMSCertificates.element(b, at: p, limit: tbs.contentEnd), subject.tag == 0x30, !subject.indefinite
+        else { return nil }
+        // d2i_X509_NAME reads at most the subject's bytes and copies what it keeps.
+        return der.withUnsafeBytes { raw -> OpaquePointer? in
+            var q = raw.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + subject.start }.map { UnsafePointer($0) }
+            return d2i_X509_NAME(nil, &q, subject.end - subject.start)
+        }
     }
 
     /// Decoded certificates for DER encodings, from the cache or freshly decoded; each returned
@@ -150,7 +183,8 @@ package final class TrustStore: @unchecked Sendable {
 
     /// Whether `cert` (the top of a verified chain) is an anchor that gets Apple's rules.
     func isApplePolicyAnchor(_ cert: OpaquePointer) -> Bool {
-        applePolicyAnchors.contains { X509_cmp($0, cert) == 0 }
+        !applePolicyFingerprints.isEmpty && applePolicyFingerprints.contains(OpenSSL.sha256Fingerprint(cert))
+            && X509_check_issued(cert, cert) == X509_V_OK
     }
 
     private static let certificateExtensions: Set<String> = ["pem", "crt", "cer", "der"]
@@ -172,27 +206,37 @@ package final class TrustStore: @unchecked Sendable {
             .map { (path as NSString).appendingPathComponent($0) }
     }
 
-    /// Every certificate in a PEM file, or the one in a DER file; owned references.
-    private static func readCertificates(_ file: String) throws -> [OpaquePointer] {
+    /// The DER of every certificate in a PEM file (`CERTIFICATE` and `X509 CERTIFICATE` blocks,
+    /// as PEM_read_bio_X509 takes them), or of the one in a DER file. Not decoded: see `AnchorLookup`.
+    private static func readCertificates(_ file: String) throws -> [[UInt8]] {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw TrustStoreError(path: file, reason: "cannot be read")
         }
         let bytes = [UInt8](data)
         ERR_clear_error()
-        var certs: [OpaquePointer] = []
+        var certs: [[UInt8]] = []
         if bytes.starts(with: Array("-----BEGIN".utf8)) || String(decoding: bytes.prefix(4096), as: UTF8.self).contains("-----BEGIN") {
             bytes.withUnsafeBytes { raw in
                 // The memory BIO reads `raw` in place; it is freed before the closure returns.
                 guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return }
                 defer { BIO_free(bio) }
-                while let cert = PEM_read_bio_X509(bio, nil, nil, nil) { certs.append(cert) }
+                while true {
+                    var name: UnsafeMutablePointer<CChar>? = nil, header: UnsafeMutablePointer<CChar>? = nil
+                    var body: UnsafeMutablePointer<UInt8>? = nil
+                    var length = 0
+                    guard PEM_read_bio(bio, &name, &header, &body, &length) == 1 else { break }
+                    defer { COpenSSL_free(name); COpenSSL_free(header); COpenSSL_free(body) }
+                    let label = name.map { String(cString: $0) } ?? ""
+                    if label == "CERTIFICATE" || label == "X509 CERTIFICATE", let body {
+                        certs.append(Array(UnsafeBufferPointer(start: body, count: length)))
+                    }
+                }
             }
-            ERR_clear_error()  // PEM_read_bio_X509 ends with a "no start line" error at EOF
+            ERR_clear_error()  // PEM_read_bio ends with a "no start line" error at EOF
         } else {
-            bytes.withUnsafeBytes { raw in
-                // d2i_X509 reads at most raw.count bytes and copies what it keeps.
-                var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                if let cert = d2i_X509(nil, &p, raw.count) { certs.append(cert) }
+            // A DER file holds one certificate: the first element (d2i_X509 ignores what follows).
+            if let cert = CMSCertificates.element(bytes[...], at: 0, limit: bytes.count), cert.tag == 0x30, !cert.indefinite {
+                certs.append(Array(bytes[cert.start..<cert.end]))
             }
         }
         guard !certs.isEmpty else {
@@ -245,4 +289,61 @@ struct CertificateKey: Hashable {
     }
 
     static func == (a: CertificateKey, b: CertificateKey) -> Bool { a.der == b.der }
+}
+
+/// The trust store's one lookup method: when OpenSSL builds a chain and finds no certificate with
+/// a subject in the store, it asks here; every anchor with that subject is decoded and added to
+/// the store (later chains find them there), and the store's first one is the answer, as if all
+/// had been added at load. An anchor that does not decode (its structure read at load was fine)
+/// is left out, as it would be missing from any chain.
+final class AnchorLookup: @unchecked Sendable {
+    struct Entry: @unchecked Sendable {   // the name is read only under the lock
+        var der: [UInt8]
+        /// Owned X509_NAME (freed in deinit).
+        var subject: OpaquePointer
+        var added = false
+    }
+
+    private let entries: Mutex<[Entry]>
+
+    init(_ entries: [Entry]) { self.entries = Mutex(entries) }
+
+    deinit {
+        entries.withLock { for entry in $0 { X509_NAME_free(entry.subject) } }
+    }
+
+    /// OpenSSL keeps the method for the process (every store of every TrustStore points at it).
+    nonisolated(unsafe) static let method: OpaquePointer? = {
+        guard let method = X509_LOOKUP_meth_new("passconduit anchors") else { return nil }
+        X509_LOOKUP_meth_set_get_by_subject(method) { lookup, type, name, result in
+            guard type == X509_LU_X509, let lookup, let name, let result,
+                  let data = X509_LOOKUP_get_method_data(lookup), let store = X509_LOOKUP_get_store(lookup) else { return 0 }
+            return Unmanaged<AnchorLookup>.fromOpaque(data).takeUnretainedValue().find(name, store: store, into: result) ? 1 : 0
+        }
+        return method
+    }()
+
+    /// Adds the anchors named `name` to `store` (once) and sets `result` to the store's first
+    /// certificate with that subject, borrowed as OpenSSL's own lookups return it.
+    private func find(_ name: OpaquePointer, store: OpaquePointer, into result: OpaquePointer) -> Bool {
+        entries.withLock { entries in
+            for i in entries.indices where !entries[i].added && X509_NAME_cmp(entries[i].subject, name) == 0 {
+                entries[i].added = true
+                // d2i_X509 reads at most der.count bytes and copies what it keeps.
+                let cert: OpaquePointer? = entries[i].der.withUnsafeBytes { raw in
+                    var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    return d2i_X509(nil, &p, raw.count)
+                }
+                guard let cert else { continue }
+                _ = X509_STORE_add_cert(store, cert)
+                X509_free(cert)
+            }
+        }
+        guard X509_STORE_lock(store) == 1 else { return false }
+        defer { X509_STORE_unlock(store) }
+        guard let object = X509_OBJECT_retrieve_by_subject(X509_STORE_get0_objects(store), X509_LU_X509, name),
+              let cert = X509_OBJECT_get0_X509(object), X509_OBJECT_set1_X509(result, cert) == 1 else { return false }
+        X509_free(cert)   // the store holds the certificate; the caller takes its own reference
+        return true
+    }
 }

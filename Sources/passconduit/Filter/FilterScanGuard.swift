@@ -40,8 +40,9 @@ enum FilterScanGuard {
     /// builds the log line's head for a given result (`unchanged` or `tempfail`), or nil for no log.
     static func run<T>(message: [UInt8], deadlineSeconds: Double, failClosed: Bool, logPath: String?,
                        logHead: (_ result: String) -> String, _ body: () throws -> T) rethrows -> T {
+        // The head is only written to a log file (syslog and none get no line from the handler).
         guard arm(message: message, deadlineSeconds: deadlineSeconds, failClosed: failClosed, logPath: logPath,
-                  logHead: logHead(failClosed ? "tempfail" : "unchanged")) else {
+                  logHead: logPath == nil ? "" : logHead(failClosed ? "tempfail" : "unchanged")) else {
             return try body()   // no memory for the copy: scan unguarded rather than not at all
         }
         defer { disarm() }
