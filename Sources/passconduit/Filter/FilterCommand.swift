@@ -175,10 +175,11 @@ enum FilterCommand {
         var env: [String: String] = [:]
         var p = environ
         while let entry = p.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                let key = String(text[..<eq])
-                if env[key] == nil { env[key] = String(text[text.index(after: eq)...]) }   // first one wins, like getenv
+            // Split at the first '=' byte, as getenv does (a character-wise search on the String
+            // cost a quarter of a million instructions per start for a 40-variable environment).
+            if let eq = strchr(entry, 0x3D) {
+                let key = String(decoding: UnsafeRawBufferPointer(start: entry, count: eq - entry), as: UTF8.self)
+                if env[key] == nil { env[key] = String(cString: eq + 1) }   // first one wins, like getenv
             }
             p += 1
         }
