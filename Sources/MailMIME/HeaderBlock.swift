@@ -150,15 +150,7 @@ enum ByteScan {
             let a = raw.loadUnaligned(as: SIMD32<UInt8>.self)
             let b = raw.loadUnaligned(fromByteOffset: 1, as: SIMD32<UInt8>.self)
             let hit = (a .== lfVector) .& (b .== nextVector)
-            // A true lane is all ones. Read the 32 lanes as four words: Swift's generic any() is not
-            // inlined here and cost more than the compares.
-            let words = unsafeBitCast(hit, to: (UInt64, UInt64, UInt64, UInt64).self)
-            if (words.0 | words.1 | words.2 | words.3) != 0 {
-                if words.0 != 0 { return i + words.0.trailingZeroBitCount / 8 }
-                if words.1 != 0 { return i + 8 + words.1.trailingZeroBitCount / 8 }
-                if words.2 != 0 { return i + 16 + words.2.trailingZeroBitCount / 8 }
-                return i + 24 + words.3.trailingZeroBitCount / 8
-            }
+            if let lane = firstTrueLane(hit) { return i + lane }
             i += 32
         }
         // Each step reads bytes i..<i+9, so it needs i + 9 <= end (both loads stay inside the buffer).
@@ -178,6 +170,19 @@ enum ByteScan {
         return nil
     }
 
+    /// The first true lane of a 32-byte compare, or nil. A true lane is all ones; the lanes are
+    /// read as four words because Swift's generic any() is not inlined here and cost more than the
+    /// compares.
+    @inline(__always)
+    static func firstTrueLane(_ hit: SIMDMask<SIMD32<Int8>>) -> Int? {
+        let words = unsafeBitCast(hit, to: (UInt64, UInt64, UInt64, UInt64).self)
+        guard (words.0 | words.1 | words.2 | words.3) != 0 else { return nil }
+        if words.0 != 0 { return words.0.trailingZeroBitCount / 8 }
+        if words.1 != 0 { return 8 + words.1.trailingZeroBitCount / 8 }
+        if words.2 != 0 { return 16 + words.2.trailingZeroBitCount / 8 }
+        return 24 + words.3.trailingZeroBitCount / 8
+    }
+
     /// Index of the first LF in `from..<end` followed by `next` or by `other` (both bytes
     /// inside), or nil: the mbox separator search ("\nF") and the mboxrd quote check ("\n>")
     /// in one pass.
@@ -194,13 +199,7 @@ enum ByteScan {
             let a = raw.loadUnaligned(as: SIMD32<UInt8>.self)
             let b = raw.loadUnaligned(fromByteOffset: 1, as: SIMD32<UInt8>.self)
             let hit = (a .== lfVector) .& ((b .== nextVector) .| (b .== otherVector))
-            let words = unsafeBitCast(hit, to: (UInt64, UInt64, UInt64, UInt64).self)
-            if (words.0 | words.1 | words.2 | words.3) != 0 {
-                if words.0 != 0 { return i + words.0.trailingZeroBitCount / 8 }
-                if words.1 != 0 { return i + 8 + words.1.trailingZeroBitCount / 8 }
-                if words.2 != 0 { return i + 16 + words.2.trailingZeroBitCount / 8 }
-                return i + 24 + words.3.trailingZeroBitCount / 8
-            }
+            if let lane = firstTrueLane(hit) { return i + lane }
             i += 32
         }
         while i + 1 < end {
