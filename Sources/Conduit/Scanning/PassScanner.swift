@@ -8,7 +8,8 @@ import WalletPass
 ///
 /// Bodies are decoded only for candidates: a part is a candidate by its label (type or name), or
 /// when its raw body starts like a zip in its transfer encoding and libmagic, on the first decoded
-/// bytes, does not call it something else; the zip central directory then decides.
+/// bytes, does not call it something else; the zip central directory then decides. (A labelled
+/// part that starts like a zip goes to the central directory without asking libmagic.)
 package struct PassScanner: Sendable {
     package let opener: PassOpener
     package let library: (any PassLibraryBackend)?
@@ -206,7 +207,12 @@ package struct PassScanner: Sendable {
         var body: [UInt8]?
         if Self.startsLikeZip(part, in: message) {
             let prefix = decoder.prefix(limits.sniffBytes)
-            if ZipSignature.starts(prefix), sniffer.map({ Detection.magicSuggestsZip($0.mimeType(of: prefix)) }) ?? true {
+            // libmagic is a pre-filter that spares decoding the rest of a part that is not a zip.
+            // A labelled part is decoded whole anyway, so it is not asked there: the central
+            // directory alone decides whether `.magic` joins the reasons (and libmagic, in the
+            // filter loaded lazily, is then not loaded at all for a labelled pass).
+            let labelled = !reasons.isEmpty
+            if ZipSignature.starts(prefix), labelled || (sniffer.map({ Detection.magicSuggestsZip($0.mimeType(of: prefix)) }) ?? true) {
                 let decoded = decoder.finish()
                 body = decoded
                 if let entries = ZipProbe.entryNames(decoded, maxEntries: limits.pass.maxEntries),
