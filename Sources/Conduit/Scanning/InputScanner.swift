@@ -248,7 +248,9 @@ package struct InputScanner: Sendable {
             workers: workers, window: Self.windowItems, windowBytes: Self.windowBytes,
             next: {
                 guard let item = next() else { return nil }
-                if case .message(let m) = item { return (item, m.bytes.count) }
+                // A message's size whether it is held or still a range of a mapped mbox (whose
+                // pages stay in memory until it is scanned, see ChunkedInput.releaseDistance).
+                if case .message(let m) = item { return (item, m.oversize ? 0 : m.byteCount) }
                 return (item, 0)
             },
             process: { scanner.process($0, input: input) },
