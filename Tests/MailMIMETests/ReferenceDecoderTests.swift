@@ -91,3 +91,35 @@ final class ReferenceDecoderTests: XCTestCase {
         XCTAssertEqual(TransferDecoder.uudecode(Array("begin 6 x\r".utf8)[...]), [])
     }
 }
+
+/// Charset name folding with its ASCII fast path against the Foundation string operations it
+/// replaced (issue 17).
+final class ReferenceCharsetNameTests: XCTestCase {
+    /// The first steps of `Charset.canonicalName` before issue 17.
+    static func referenceFold(_ raw: String) -> String {
+        raw.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "_", with: "-")
+    }
+
+    func testASCIIFoldMatchesTheReference() {
+        var names = ["UTF-8", " utf8 ", "\tISO8859_1\t", "iso8859-15:1987", "X-Unknown", "CP1252", "Win-1251", "windows-1250",
+                     "Shift_JIS", "KS_C_5601-1987", "", " ", "\t \t", "latin1", "US-ASCII", "x-mac-roman", "GB_2312", "big5HKSCS",
+                     "utf\u{A0}8", "\u{3000}utf-8\u{3000}", "ÜTF-8", "koi8R", "\u{0B}utf-8\u{0C}", "\r\nutf-8", "a_b_c"]
+        var rng = SeededGenerator(state: 0xC4A5E7)
+        let alphabet: [Character] = Array("abcxyzABCXYZ0123456789-_:.() \t\r\n\u{0B}") + ["é", "\u{A0}", "\u{3000}", "ß", "İ"]
+        for _ in 0..<3000 {
+            names.append(String((0..<Int.random(in: 0...14, using: &rng)).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] }))
+        }
+        var fast = 0
+        for name in names {
+            let folded = Charset.foldedASCII(name)
+            XCTAssertEqual(folded == nil, name.utf8.contains { $0 >= 0x80 }, "\(Array(name.utf8))")
+            if let folded {
+                fast += 1
+                XCTAssertEqual(folded, Self.referenceFold(name), "\(Array(name.utf8))")
+            }
+        }
+        XCTAssertGreaterThan(fast, 1000)
+        XCTAssertEqual(Charset.canonicalName(" ISO8859_1 "), "iso-8859-1")
+        XCTAssertEqual(Charset.canonicalName("\u{3000}UTF_8"), "utf-8")
+    }
+}
