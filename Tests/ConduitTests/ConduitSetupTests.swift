@@ -34,4 +34,17 @@ final class ConduitSetupTests: XCTestCase {
         let shipped = TrustStore.shippedDirectory().map { [$0] } ?? []
         XCTAssertEqual(dirs, shipped + ["/a", "/b"])
     }
+
+    func testTheFilterScannersSnifferLoadsLibmagicOnlyWhenAsked() throws {
+        // The delivery filter's scanner: libmagic is not loaded for a message whose pass is labelled.
+        let scanner = try ConduitSetup(config: Config(), environment: [:]).scanner(library: nil)
+        let sniffer = try XCTUnwrap(scanner.sniffer)
+        XCTAssertFalse(sniffer.isLoaded)
+        let pass = try Samples.bytes("passes/event-ticket.pkpass")
+        let message = Array(("From: a@example.org\nMIME-Version: 1.0\nContent-Type: application/vnd.apple.pkpass; name=\"t.pkpass\"\n"
+                             + "Content-Transfer-Encoding: base64\n\n" + Data(pass).base64EncodedString(options: .lineLength76Characters) + "\n").utf8)
+        let found = scanner.scanMessage(message, source: PassSourceInfo(input: "x", message: 1))
+        XCTAssertEqual(found.first?.source.detectedBy, [.contentType, .fileExtension, .magic])
+        XCTAssertFalse(sniffer.isLoaded)
+    }
 }

@@ -71,6 +71,40 @@ final class DecodeOnceTests: XCTestCase {
         }
     }
 
+    func testALabelledPassGoesToTheCentralDirectoryWithoutAskingLibmagic() throws {
+        // Labelled by type and name: decoded whole in any case, so libmagic's pre-filter would
+        // spare nothing; the central directory alone adds `.magic`. (Before: one sniff.)
+        for encoding in ["base64", "quoted-printable"] {
+            let counter = DecodeCounter()
+            let sniffer = try MagicSniffer(lazily: true)
+            let pass = try Samples.bytes("passes/event-ticket.pkpass")
+            let bytes = message(attaching: pass, type: "application/vnd.apple.pkpass", name: "ticket.pkpass", encoding: encoding)
+            let found = try scanner(counter: counter, sniffer: sniffer).scanMessage(bytes, source: PassSourceInfo(input: "x", message: 1))
+            XCTAssertEqual(found.map(\.verdict.status), [.valid], encoding)
+            XCTAssertEqual(found.first?.source.detectedBy, [.contentType, .fileExtension, .magic], encoding)
+            XCTAssertEqual(found.first?.record?.bytes, pass, encoding)
+            XCTAssertEqual(counter.partsDecoded, 1, encoding)
+            XCTAssertEqual(sniffer.sniffCount, 0, "\(encoding): libmagic was not asked about a labelled part")
+            XCTAssertFalse(sniffer.isLoaded, "\(encoding): a lazy sniffer never asked loads nothing")
+        }
+    }
+
+    func testALabelledZipThatIsNoPassHasNoMagicReason() throws {
+        // Named .pkpass but a plain zip: the central directory finds no pass.json, so the label
+        // alone makes it a candidate (and the opener says what is wrong), without libmagic.
+        var zip = ZipWriter()
+        try zip.add("readme.txt", Array("hello".utf8), compression: .store)
+        let counter = DecodeCounter()
+        let sniffer = try MagicSniffer()
+        let bytes = message(attaching: try zip.archive(), type: "application/octet-stream", name: "t.pkpass", encoding: "base64")
+        let found = try scanner(counter: counter, sniffer: sniffer).scanMessage(bytes, source: PassSourceInfo(input: "x", message: 1))
+        XCTAssertEqual(found.count, 1)
+        XCTAssertEqual(found.first?.source.detectedBy, [.fileExtension])
+        XCTAssertNotNil(found.first?.verdict.error)
+        XCTAssertEqual(sniffer.sniffCount, 0)
+        XCTAssertEqual(counter.partsDecoded, 1)
+    }
+
     func testAZipThatLibmagicRulesOutCostsOnlyItsPrefix() throws {
         // An OpenDocument file: a zip whose first member is an uncompressed "mimetype".
         var zip = ZipWriter()

@@ -48,6 +48,24 @@ final class MagicSnifferTests: XCTestCase {
         XCTAssertEqual(sniffer.mimeType(of: try FixtureFile.bytes("edutap__resources-basic_pass.pkpass")), "application/zip")
     }
 
+    func testALazySnifferLoadsAtItsFirstQuestion() throws {
+        let sniffer = try MagicSniffer(lazily: true)
+        XCTAssertFalse(sniffer.isLoaded)
+        XCTAssertEqual(sniffer.databases.count, 2)
+        XCTAssertEqual(sniffer.mimeType(of: try FixtureFile.bytes("edutap__resources-basic_pass.pkpass")),
+                       "application/vnd.apple.pkpass")
+        XCTAssertTrue(sniffer.isLoaded)
+        XCTAssertEqual(sniffer.mimeType(of: try FixtureFile.bytes("icon.png")), "image/png")
+        XCTAssertEqual(sniffer.sniffCount, 2)
+        XCTAssertTrue(try MagicSniffer().isLoaded, "eager by default")
+    }
+
+    func testALazySnifferStillRefusesAMissingRulesFile() {
+        XCTAssertThrowsError(try MagicSniffer(rulesFile: "/nonexistent/rules.magic", lazily: true)) { error in
+            XCTAssertTrue("\(error)".contains("/nonexistent/rules.magic"), "\(error)")
+        }
+    }
+
     func testMissingRulesFileIsAnErrorNamingIt() {
         XCTAssertThrowsError(try MagicSniffer(rulesFile: "/nonexistent/rules.magic")) { error in
             XCTAssertTrue("\(error)".contains("/nonexistent/rules.magic"), "\(error)")

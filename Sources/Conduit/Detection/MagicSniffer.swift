@@ -20,12 +20,19 @@ import CMagicLazy   // links the trampolines that load the library on first use 
 /// file, so on a buffer those rules do not fire; they never decided anything here (the window is
 /// a prefix, and the zip central directory decides afterwards), and they stay for `file(1)` users.
 /// A libmagic cookie is not thread-safe, so calls are serialised with a lock.
+///
+/// `lazily: true` (the delivery filter) opens libmagic and loads the databases at the first
+/// question instead of at init: a message whose only candidates are labelled passes never asks
+/// (PassScanner skips libmagic for them), and then neither libmagic nor its database is loaded.
+/// A lazy sniffer whose load fails answers nil (the central directory decides), as a scanner
+/// without a sniffer does.
 package final class MagicSniffer: @unchecked Sendable {
     /// The database list handed to `magic_load`, for messages and tests.
     package let databases: [String]
-    private let cookie: OpaquePointer
     private let lock = NSLock()
-    /// Guarded by `lock`.
+    /// Guarded by `lock`: the cookie once loaded; `loadFailed` after a lazy load that failed.
+    private var cookie: OpaquePointer?
+    private var loadFailed = false
     private var calls = 0
     /// How many times libmagic was asked (tests: one sniff per candidate part).
     package var sniffCount: Int {
@@ -34,37 +41,52 @@ package final class MagicSniffer: @unchecked Sendable {
         return calls
     }
 
+    /// Whether libmagic has been opened and its databases loaded (tests: a lazy sniffer that was
+    /// never asked has not).
+    package var isLoaded: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cookie != nil
+    }
+
     /// The system magic database (`.mgc` is appended by libmagic).
     package static let systemDatabase = "/usr/share/misc/magic"
 
     /// - Parameter rulesFile: passconduit's magic rules; nil = `shippedRulesFile()`. When no rules
     ///   file is found, only the system database is used (zip passes are then `application/zip`,
     ///   and the central directory still decides).
-    package init(rulesFile: String? = MagicSniffer.shippedRulesFile()) throws(MagicError) {
-        guard let cookie = magic_open(MAGIC_MIME_TYPE | MAGIC_ERROR) else {
-            throw MagicError(message: "libmagic could not start (magic_open failed)")
-        }
+    /// - Parameter lazily: load libmagic at the first `mimeType` call, not now. A rules file that
+    ///   cannot be read is an error either way; a failing `magic_load` is one only when eager.
+    package init(rulesFile: String? = MagicSniffer.shippedRulesFile(), lazily: Bool = false) throws(MagicError) {
         var list: [String] = []
         if let rulesFile {
             // libmagic skips a missing file in a list without a word; we say it.
             guard FilePaths.isReadable(rulesFile) else {
-                magic_close(cookie)
                 throw MagicError(message: "\(rulesFile): the magic rules file does not exist or cannot be read")
             }
             list.append(rulesFile)
         }
         list.append(Self.systemDatabase)
+        self.databases = list
+        if !lazily {
+            cookie = try Self.load(list)
+        }
+    }
+
+    deinit {
+        if let cookie { magic_close(cookie) }
+    }
+
+    private static func load(_ list: [String]) throws(MagicError) -> OpaquePointer {
+        guard let cookie = magic_open(MAGIC_MIME_TYPE | MAGIC_ERROR) else {
+            throw MagicError(message: "libmagic could not start (magic_open failed)")
+        }
         if magic_load(cookie, list.joined(separator: ":")) != 0 {
             let reason = magic_error(cookie).map { String(cString: $0) } ?? "unknown error"
             magic_close(cookie)
             throw MagicError(message: "libmagic could not load \(list.joined(separator: ":")): \(reason)")
         }
-        self.cookie = cookie
-        self.databases = list
-    }
-
-    deinit {
-        magic_close(cookie)
+        return cookie
     }
 
     /// The MIME type libmagic gives `bytes`, e.g. "application/zip"; nil if libmagic fails.
@@ -81,6 +103,10 @@ package final class MagicSniffer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         calls += 1
+        if cookie == nil && !loadFailed {
+            do { cookie = try Self.load(databases) } catch { loadFailed = true }
+        }
+        guard let cookie else { return nil }
         // magic_buffer wants a non-null pointer even for no bytes.
         var none: UInt8 = 0
         let result = bytes.baseAddress.map { magic_buffer(cookie, $0, bytes.count) } ?? magic_buffer(cookie, &none, 0)

@@ -8,7 +8,8 @@ import WalletPass
 ///
 /// Bodies are decoded only for candidates: a part is a candidate by its label (type or name), or
 /// when its raw body starts like a zip in its transfer encoding, libmagic, on the first decoded
-/// bytes, does not call it something else, and the zip central directory names a pass.
+/// bytes, does not call it something else, and the zip central directory names a pass. (A
+/// labelled part that starts like a zip goes to the central directory without asking libmagic.)
 package struct PassScanner: Sendable {
     package let opener: PassOpener
     package let library: (any PassLibraryBackend)?
@@ -224,21 +225,26 @@ package struct PassScanner: Sendable {
         var body: [UInt8]?
         if Self.startsLikeZip(part, in: message) {
             let prefix = decoder.prefix(limits.sniffBytes)
-            // The content decides when all three agree: the zip signature, libmagic on the prefix
-            // (it rules out a Word document or an OpenDocument file), and the central directory.
-            // Which of the last two is asked first only changes the cost: libmagic first for a
-            // large body (the sniff saves decoding it), the central directory first when the
-            // decoding costs less than libmagic (nearly every part: then libmagic is asked only
-            // about a part whose central directory names a pass).
+            // libmagic is a pre-filter that spares decoding the rest of a part that is not a zip.
+            // A labelled part is decoded whole anyway, so it is not asked there: the central
+            // directory alone decides whether `.magic` joins the reasons (and libmagic, in the
+            // filter loaded lazily, is then not loaded at all for a labelled pass).
+            // An unlabelled part's content decides when all three agree: the zip signature,
+            // libmagic on the prefix (it rules out a Word document or an OpenDocument file), and
+            // the central directory. Which of the last two is asked first only changes the cost:
+            // libmagic first for a large body (the sniff saves decoding it), the central directory
+            // first when decoding costs less than libmagic (nearly every part: then libmagic is
+            // asked only about a part whose central directory names a pass).
+            let labelled = !reasons.isEmpty
             if ZipSignature.starts(prefix) {
-                let probeFirst = decoder.isComplete
-                    || Self.decodingIsCheaperThanSniffing(part.transferEncoding, rawCount: message.rawBody(of: part).count)
-                if probeFirst || magicAllowsZip(prefix) {
+                let magicFirst = !labelled && !decoder.isComplete
+                    && !Self.decodingIsCheaperThanSniffing(part.transferEncoding, rawCount: message.rawBody(of: part).count)
+                if !magicFirst || magicAllowsZip(prefix) {
                     let decoded = decoder.finish()
                     body = decoded
                     if let entries = ZipProbe.entryNames(decoded, maxEntries: limits.pass.maxEntries),
                        let byContent = Detection.kind(fromEntryNames: entries),
-                       !probeFirst || magicAllowsZip(prefix) {
+                       labelled || magicFirst || magicAllowsZip(prefix) {
                         reasons.append(.magic)
                         kind = byContent   // the content decides over the label
                     }

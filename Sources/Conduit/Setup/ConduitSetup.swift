@@ -66,11 +66,14 @@ package struct ConduitSetup: Sendable {
     }
 
     /// libmagic with our rules; nil (the central directory still decides) if it cannot start.
-    package func sniffer() -> MagicSniffer? {
-        try? MagicSniffer(rulesFile: MagicSniffer.shippedRulesFile(environment: environment))
+    /// `lazily`: libmagic is loaded at its first use (see `MagicSniffer.init(rulesFile:lazily:)`).
+    package func sniffer(lazily: Bool = false) -> MagicSniffer? {
+        try? MagicSniffer(rulesFile: MagicSniffer.shippedRulesFile(environment: environment), lazily: lazily)
     }
 
+    /// The scanner of the delivery filter: its sniffer loads libmagic only when a part without a
+    /// pass label starts like a zip (most passes arrive labelled, and libmagic is not asked for them).
     package func scanner(library: (any PassLibraryBackend)?) throws -> PassScanner {
-        PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer())
+        PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer(lazily: true))
     }
 }
