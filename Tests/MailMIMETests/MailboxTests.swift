@@ -145,20 +145,4 @@ final class MailboxTests: XCTestCase {
             XCTAssertEqual((error as? MailboxError)?.code, .notAMaildir)
         }
     }
-
-    /// The separator search's line-end scan finds exactly what a byte-by-byte look finds: the
-    /// first LF followed by 'F' or '>', with the byte after it inside the range.
-    func testNewlineBeforeFromOrQuoteMatchesAPlainSearch() {
-        var generator = SystemRandomNumberGenerator()
-        let alphabet: [UInt8] = [0x0A, 0x46, 0x3E, 0x61, 0x0D, 0x20]
-        for _ in 0..<2000 {
-            let count = Int.random(in: 0..<200, using: &generator)
-            let bytes = (0..<count).map { _ in alphabet.randomElement(using: &generator)! }
-            let from = Int.random(in: 0...count, using: &generator)
-            let end = Int.random(in: from...count, using: &generator)
-            let expected = (from..<max(from, end - 1)).first { bytes[$0] == 0x0A && (bytes[$0 + 1] == 0x46 || bytes[$0 + 1] == 0x3E) }
-            let got = bytes.withUnsafeBufferPointer { MboxReader.newlineBeforeFromOrQuote($0, from: from, end: end) }
-            XCTAssertEqual(got, expected, "\(bytes) from \(from) end \(end)")
-        }
-    }
 }

@@ -113,7 +113,7 @@ package struct MboxReader: MessageReader {
             let hit: Int? = { (b: UnsafeBufferPointer<UInt8>) -> Int? in
                 // Find each "\nF" and "\n>", then check the rest of "From ".
                 var q = base + rel
-                while let nl = MboxReader.newlineBeforeFromOrQuote(b, from: q, end: input.end) {
+                while let nl = ByteScan.findNewline(followedBy: 0x46, or: 0x3E, b, from: q, end: input.end) {
                     if b[nl + 1] == 0x3E {
                         if !sawQuote {
                             var k = nl + 1
@@ -150,27 +150,6 @@ package struct MboxReader: MessageReader {
             case .none: return input.eof ? .end : .needMore(h)
             }
         }
-    }
-
-    /// Index of the first LF in `from..<end` followed by 'F' or '>' (both bytes inside), or nil:
-    /// the separator search ("\nF") and the mboxrd quote check ("\n>") in one pass. libc's memchr
-    /// finds each line end (vector code chosen for the CPU at run time), and only the byte after
-    /// it is looked at: half the instructions of a portable 32-byte vector search for both pairs
-    /// (issue 17: this search is the part of an mbox scan the calling thread cannot share).
-    @inline(__always)
-    static func newlineBeforeFromOrQuote(_ p: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> Int? {
-        guard let base = p.baseAddress else { return nil }
-        var i = from
-        // A hit at nl needs nl + 1 < end: search from..<end - 1.
-        while i < end - 1 {
-            // i..<end - 1 lies inside the buffer (end <= p.count).
-            guard let hit = memchr(base + i, 0x0A, end - 1 - i) else { return nil }
-            let nl = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            let next = base[nl + 1]
-            if next == 0x46 || next == 0x3E { return nl }
-            i = nl + 1
-        }
-        return nil
     }
 
     /// A From_ line names a sender that is "-" (Netscape), an address or MAILER-DAEMON, or carries a
