@@ -24,6 +24,9 @@ package struct BodyDecoder {
     private var complete = false
     /// Input bytes decoded so far: every byte counts once, however many steps it took.
     package private(set) var inputBytesRead = 0
+    /// The whole body is decoded already (`finish()` costs nothing more): a uuencoded body after
+    /// `prefix(_:)`, or any body after `finish()`.
+    package var isComplete: Bool { complete }
 
     package init(_ raw: ArraySlice<UInt8>, encoding: TransferEncoding) {
         self.raw = raw

@@ -20,8 +20,10 @@ import Glibc
 package enum Charset {
     /// Lowercased, with the common spellings folded together ("ISO8859_1" -> "iso-8859-1").
     package static func canonicalName(_ raw: String) -> String {
-        var name = raw.trimmingCharacters(in: .whitespaces).lowercased()
-        name = name.replacingOccurrences(of: "_", with: "-")
+        // Charset names are ASCII: trimmed, lowercased and '_' -> '-' in one pass over the bytes.
+        // Foundation's trimming and replacing cost 20 000 instructions a name (issue 17 profile).
+        var name = foldedASCII(raw)
+            ?? raw.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "_", with: "-")
         if name.hasPrefix("iso8859-") { name = "iso-8859-" + name.dropFirst(8) }
         else if name.hasPrefix("iso8859") { name = "iso-8859-" + name.dropFirst(7) }
         if name.hasPrefix("iso-8859-"), let colon = name.firstIndex(of: ":") { name = String(name[..<colon]) }
@@ -44,6 +46,26 @@ package enum Charset {
         case "big5hkscs": return "big5-hkscs"
         case "tis620": return "tis-620"
         default: return name
+        }
+    }
+
+    /// For an all-ASCII name, what `trimmingCharacters(in: .whitespaces).lowercased()` and then
+    /// '_' -> '-' make of it (the ASCII members of `.whitespaces` are space and tab); nil otherwise.
+    static func foldedASCII(_ raw: String) -> String? {
+        var raw = raw
+        return raw.withUTF8 { p -> String? in
+            for b in p where b >= 0x80 { return nil }
+            var start = 0
+            var end = p.count
+            while start < end, p[start] == 0x20 || p[start] == 0x09 { start += 1 }
+            while end > start, p[end - 1] == 0x20 || p[end - 1] == 0x09 { end -= 1 }
+            return String(unsafeUninitializedCapacity: end - start) { out in
+                for k in start..<end {
+                    let b = p[k]
+                    out[k - start] = b == 0x5F ? 0x2D : ByteClass.lower(b)
+                }
+                return end - start
+            }
         }
     }
 

@@ -213,56 +213,86 @@ package enum TransferDecoder {
     /// uuencode: skips to a `begin ` line, decodes each line by its length character until `end`
     /// (or the input ends). Bodies with no `begin` line are decoded from the start.
     package static func uudecode(_ input: ArraySlice<UInt8>) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(input.count / 4 * 3)   // 4 characters per 3 bytes, at most
-        var lines = LineIterator(input)
-        var started = false
-        var sawBegin = false
-        // Does the input have a begin line at all?
-        var probe = LineIterator(input)
-        while let line = probe.next() {
-            if line.starts(with: "begin ".utf8) { sawBegin = true; break }
+        // Lines found with memchr and written through a pointer: appending byte by byte cost 35
+        // instructions per input byte (12 M for one 350 KB attachment in the issue 17 profile).
+        input.withUnsafeBufferPointer { p in
+            // A line of L content bytes writes at most 3 * ceil((L - 1) / 4) <= L + 1 bytes, and
+            // every line but the last is followed by its LF: the output never outgrows input + 1.
+            let capacity = p.count + 4
+            return [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
+                written = uudecode(p, into: out)
+            }
         }
-        if !sawBegin { started = true }
-        while let line = lines.next() {
+    }
+
+    /// The body of `uudecode(_:)`; returns the bytes written to `out` (capacity >= input + 4).
+    private static func uudecode(_ p: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let n = p.count
+        // The next line: content start..<end (one CR before the LF dropped), and where the one after starts.
+        func line(at start: Int) -> (end: Int, next: Int) {
+            let lf = ByteScan.find(0x0A, p, from: start, end: n)
+            var end = lf ?? n
+            if end > start, p[end - 1] == 0x0D { end -= 1 }   // also a last line's CR with no LF after it
+            return (end, lf.map { $0 + 1 } ?? n)
+        }
+        func startsWith(_ literal: StaticString, _ start: Int, _ end: Int) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard end - start >= count else { return false }
+            return literal.withUTF8Buffer { lit in
+                for k in 0..<count where p[start + k] != lit[k] { return false }
+                return true
+            }
+        }
+        // Does the input have a begin line at all?
+        var sawBegin = false
+        var pos = 0
+        while pos < n {
+            let (end, next) = line(at: pos)
+            if startsWith("begin ", pos, end) { sawBegin = true; break }
+            pos = next
+        }
+        var started = !sawBegin
+        var o = 0
+        pos = 0
+        while pos < n {
+            let (end, next) = line(at: pos)
+            defer { pos = next }
             if !started {
-                if line.starts(with: "begin ".utf8) { started = true }
+                if startsWith("begin ", pos, end) { started = true }
                 continue
             }
-            if line.starts(with: "end".utf8) && line.count <= 4 { break }
-            guard let first = line.first else { continue }
-            let count = Int((first &- 0x20) & 0x3F)  // wrapping: the length char is ' '...'`'
+            if startsWith("end", pos, end) && end - pos <= 4 { break }
+            guard end > pos else { continue }
+            let count = Int((p[pos] &- 0x20) & 0x3F)  // wrapping: the length char is ' '...'`'
             if count == 0 { continue }
             var produced = 0
-            var k = line.startIndex + 1
+            var k = pos + 1
             // The length character says how many bytes the line holds; wrapping (&-) is the
             // uuencode alphabet rule, and a character past the line's end counts as a space.
-            func sixBits(_ at: Int) -> UInt32 { UInt32(((at < line.endIndex ? line[at] : 0x20) &- 0x20) & 0x3F) }
-            while produced < count && k < line.endIndex {
+            func sixBits(_ at: Int) -> UInt32 { UInt32(((at < end ? p[at] : 0x20) &- 0x20) & 0x3F) }
+            // Whole groups inside the line first (no end checks per character), then the rest.
+            while produced + 3 <= count && k + 4 <= end && o + 3 <= out.count {
+                @inline(__always) func bits(_ at: Int) -> UInt32 { UInt32((p[at] &- 0x20) & 0x3F) }
+                let triple = bits(k) << 18 | bits(k + 1) << 12 | bits(k + 2) << 6 | bits(k + 3)
+                out[o] = UInt8(truncatingIfNeeded: triple >> 16)
+                out[o + 1] = UInt8(truncatingIfNeeded: triple >> 8)
+                out[o + 2] = UInt8(truncatingIfNeeded: triple)
+                o += 3
+                produced += 3
+                k += 4
+            }
+            while produced < count && k < end {
                 let triple = sixBits(k) << 18 | sixBits(k + 1) << 12 | sixBits(k + 2) << 6 | sixBits(k + 3)
-                out.append(UInt8(truncatingIfNeeded: triple >> 16))
-                if produced + 1 < count { out.append(UInt8(truncatingIfNeeded: triple >> 8)) }
-                if produced + 2 < count { out.append(UInt8(truncatingIfNeeded: triple)) }
+                // Room: see the capacity in uudecode(_:); checked so a mistake there cannot write past it.
+                guard o + 3 <= out.count else { return o }
+                out[o] = UInt8(truncatingIfNeeded: triple >> 16)
+                o += 1
+                if produced + 1 < count { out[o] = UInt8(truncatingIfNeeded: triple >> 8); o += 1 }
+                if produced + 2 < count { out[o] = UInt8(truncatingIfNeeded: triple); o += 1 }
                 produced += 3
                 k += 4
             }
         }
-        return out
-    }
-}
-
-/// Lines of a byte slice without their CR/LF.
-struct LineIterator {
-    private let bytes: ArraySlice<UInt8>
-    private var i: Int
-    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes; self.i = bytes.startIndex }
-    mutating func next() -> ArraySlice<UInt8>? {
-        guard i < bytes.endIndex else { return nil }
-        let start = i
-        while i < bytes.endIndex, bytes[i] != 0x0A { i += 1 }
-        var end = i
-        if i < bytes.endIndex { i += 1 }
-        if end > start, bytes[end - 1] == 0x0D { end -= 1 }
-        return bytes[start..<end]
+        return o
     }
 }

@@ -121,6 +121,38 @@ final class DecodeOnceTests: XCTestCase {
         XCTAssertLessThan(counter.inputBytesRead, 4096 / 3 * 4 + 512, "only the sniff window was decoded, not 270 KB of base64")
     }
 
+    /// Below the size where decoding costs less than libmagic, the central directory is read
+    /// first and libmagic is asked only when it names a pass (issue 17); the decision is the one
+    /// libmagic-first gives: an OpenDocument file holding a pass.json is still not a pass.
+    func testASmallZipIsDecidedByTheSameChecksInTheCheaperOrder() throws {
+        func odt(withPassJSON: Bool) throws -> [UInt8] {
+            var zip = ZipWriter()
+            try zip.add("mimetype", Array("application/vnd.oasis.opendocument.text".utf8), compression: .store)
+            if withPassJSON { try zip.add("pass.json", Array("{}".utf8), compression: .store) }
+            try zip.add("content.xml", Array(repeating: 0x41, count: 20_000), compression: .store)
+            return try zip.archive()
+        }
+        for withPassJSON in [false, true] {
+            let counter = DecodeCounter()
+            let sniffer = try MagicSniffer()
+            let bytes = message(attaching: try odt(withPassJSON: withPassJSON), type: "application/octet-stream", name: "letter.odt", encoding: "base64")
+            let found = try scanner(counter: counter, sniffer: sniffer).scanMessage(bytes, source: PassSourceInfo(input: "x", message: 1))
+            XCTAssertTrue(found.isEmpty, "libmagic calls it an OpenDocument text, whatever its members")
+            XCTAssertEqual(sniffer.sniffCount, withPassJSON ? 1 : 0, "libmagic asked only about a zip naming a pass")
+            let raw = MIMEParser.parse(bytes).rawBody(of: try XCTUnwrap(MIMEParser.parse(bytes).parts.last))
+            XCTAssertEqual(counter.inputBytesRead, raw.count, "decoded whole: cheaper than libmagic at this size")
+        }
+        // The same in `contentKind`, for bytes in hand (a bare input file, a TNEF attachment).
+        let sniffer = try MagicSniffer()
+        let scanner = try scanner(counter: DecodeCounter(), sniffer: sniffer)
+        XCTAssertNil(scanner.contentKind(try odt(withPassJSON: false)))
+        XCTAssertEqual(sniffer.sniffCount, 0)
+        XCTAssertNil(scanner.contentKind(try odt(withPassJSON: true)))
+        XCTAssertEqual(sniffer.sniffCount, 1)
+        XCTAssertEqual(scanner.contentKind(try Samples.bytes("passes/event-ticket.pkpass")), .pass)
+        XCTAssertEqual(sniffer.sniffCount, 2)
+    }
+
     func testALabelledPassThatDoesNotStartLikeAZipIsDecodedOnce() throws {
         let counter = DecodeCounter()
         let bytes = message(attaching: Array(repeating: 0x41, count: 10_000), type: "application/vnd.apple.pkpass",

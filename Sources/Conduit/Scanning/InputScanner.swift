@@ -14,12 +14,14 @@ package struct InputScanner: Sendable {
     /// still reported in input order. `workerCount()` by default.
     package var workers: Int
 
-    /// How many messages (and bytes of mbox messages) one batch holds at most. Two batches are
-    /// in memory at once (one being scanned, the next being read), plus one message per worker.
-    /// 4 MB: with 8 MB the synthetic mbox of Benchmarks/scan peaked at 63 of the 64 MB allowed
-    /// (issue 17); a batch of 4 MB still keeps two workers busy.
-    static let batchMessages = 64
-    static let batchBytes = 4 << 20
+    /// Items in flight at most with several workers (taken and not yet reported), and bytes of
+    /// mbox messages held and not yet scanned (plus the one message that crosses the limit).
+    /// 8 MB is what two batches of 4 MB held before (the synthetic mbox of Benchmarks/scan peaked
+    /// at 63 of the 64 MB allowed with twice that, issue 17). 1024 items: a Maildir item is a
+    /// path and a result, and the window must be deep enough that the other workers go on while
+    /// the calling thread scans a slow message (a uuencoded zip: about 12 ms, ~800 messages).
+    static let windowItems = 1024
+    static let windowBytes = 8 << 20
 
     package init(scanner: PassScanner, workers: Int = InputScanner.workerCount()) {
         self.scanner = scanner
@@ -222,9 +224,10 @@ package struct InputScanner: Sendable {
         if let failure { emit(.problem(failure)) }
     }
 
-    /// Takes items from `next` (on this thread) in batches, scans each batch on `workers` threads
-    /// and reports every item's events in input order, with progress after each message. With one
-    /// worker everything runs on this thread, in the same order: results never depend on it.
+    /// Takes items from `next` (on this thread), scans them on `workers` threads (`OrderedPipeline`:
+    /// a bounded window, no per-batch wait) and reports every item's events in input order, with
+    /// progress after each message. With one worker everything runs on this thread, in the same
+    /// order: results never depend on it.
     func run(input: String, emit: (ScanEvent) -> Void, next: () -> Item?) {
         var messages = 0
         var bytes = 0
@@ -240,40 +243,18 @@ package struct InputScanner: Sendable {
             while let item = next() { report(process(item, input: input)) }
             return
         }
-        var done = false
-        func readBatch() -> [Item] {
-            var batch: [Item] = []
-            var held = 0
-            while !done && batch.count < Self.batchMessages && held < Self.batchBytes {
-                guard let item = next() else { done = true; break }
-                if case .message(let m) = item { held += m.bytes.count }
-                batch.append(item)
-            }
-            return batch
-        }
-        var batch = readBatch()
-        while !batch.isEmpty {
-            let results = OutcomeSlots(count: batch.count)
-            let items = batch
-            let scanner = self
-            // Items are handed out one at a time, so a slow message never holds up a whole share.
-            let counter = AtomicCounter()
-            let group = DispatchGroup()
-            for _ in 0..<min(workers, items.count) {
-                DispatchQueue.global().async(group: group) {
-                    while true {
-                        let i = counter.next()
-                        guard i < items.count else { return }
-                        results.set(i, scanner.process(items[i], input: input))
-                    }
-                }
-            }
-            // This thread reads the next batch (an mbox's separator search and copying out)
-            // while the workers scan this one, then reports this one in input order.
-            batch = readBatch()
-            group.wait()
-            for i in 0..<items.count { report(results.get(i)) }
-        }
+        let scanner = self
+        OrderedPipeline.run(
+            workers: workers, window: Self.windowItems, windowBytes: Self.windowBytes,
+            next: {
+                guard let item = next() else { return nil }
+                // A message's size whether it is held or still a range of a mapped mbox (whose
+                // pages stay in memory until it is scanned, see ChunkedInput.releaseDistance).
+                if case .message(let m) = item { return (item, m.oversize ? 0 : m.byteCount) }
+                return (item, 0)
+            },
+            process: { scanner.process($0, input: input) },
+            report: report)
     }
 
     /// Reads (for a Maildir file) and scans one item; never throws, problems become events.
@@ -380,21 +361,4 @@ package struct InputScanner: Sendable {
         default: return "\(verb): \(String(cString: strerror(code)))"
         }
     }
-}
-
-/// One result slot per batch item, each written by exactly one worker and read after all have
-/// finished (`concurrentPerform` returns only then), so no two threads touch a slot at once.
-private final class OutcomeSlots: @unchecked Sendable {
-    private var slots: [InputScanner.Outcome]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: InputScanner.Outcome(), count: count) }
-    func set(_ i: Int, _ outcome: InputScanner.Outcome) { lock.lock(); slots[i] = outcome; lock.unlock() }
-    func get(_ i: Int) -> InputScanner.Outcome { lock.lock(); defer { lock.unlock() }; return slots[i] }
-}
-
-/// Hands out 0, 1, 2, ... to whichever worker asks next.
-private final class AtomicCounter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-    func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value - 1 }
 }

@@ -7,9 +7,9 @@ import WalletPass
 /// -> what the library knows. Used by `scan`, `add` and the delivery filter.
 ///
 /// Bodies are decoded only for candidates: a part is a candidate by its label (type or name), or
-/// when its raw body starts like a zip in its transfer encoding and libmagic, on the first decoded
-/// bytes, does not call it something else; the zip central directory then decides. (A labelled
-/// part that starts like a zip goes to the central directory without asking libmagic.)
+/// when its raw body starts like a zip in its transfer encoding, libmagic, on the first decoded
+/// bytes, does not call it something else, and the zip central directory names a pass. (A
+/// labelled part that starts like a zip goes to the central directory without asking libmagic.)
 package struct PassScanner: Sendable {
     package let opener: PassOpener
     package let library: (any PassLibraryBackend)?
@@ -172,16 +172,34 @@ package struct PassScanner: Sendable {
         return found
     }
 
-    /// The content decision for bytes in hand: pass, bundle, or neither (nil).
-    /// libmagic first (it rules out other file types cheaply), then the central directory.
+    /// The content decision for bytes in hand: pass, bundle, or neither (nil): a zip signature,
+    /// a central directory naming a pass or passes, and libmagic not calling the first bytes
+    /// something else. With the bytes in hand the central directory is read first (it costs far
+    /// less than libmagic's 1.4 M instructions); the decision is the same in either order.
     package func contentKind(_ bytes: [UInt8]) -> CandidateKind? {
         guard ZipSignature.starts(bytes[...]) else { return nil }
-        if let sniffer {
-            // A slice of the bytes, not a copy; libmagic reads it in place.
-            guard Detection.magicSuggestsZip(sniffer.mimeType(of: bytes.prefix(limits.sniffBytes))) else { return nil }
+        guard let names = ZipProbe.entryNames(bytes, maxEntries: limits.pass.maxEntries),
+              let kind = Detection.kind(fromEntryNames: names) else { return nil }
+        // A slice of the bytes, not a copy; libmagic reads it in place.
+        guard magicAllowsZip(bytes.prefix(limits.sniffBytes)) else { return nil }
+        return kind
+    }
+
+    /// libmagic's first cut on the first decoded bytes: true unless it calls them something
+    /// other than a zip (or there is no sniffer).
+    func magicAllowsZip(_ prefix: ArraySlice<UInt8>) -> Bool {
+        sniffer.map { Detection.magicSuggestsZip($0.mimeType(of: prefix)) } ?? true
+    }
+
+    /// Encoded sizes up to which decoding a zip-like part whole costs less than asking libmagic
+    /// about its first bytes (about 1.4 M instructions; base64 decodes at about 3 instructions a
+    /// byte, quoted-printable binary at about 10, a plain copy at well under 1).
+    static func decodingIsCheaperThanSniffing(_ encoding: TransferEncoding, rawCount: Int) -> Bool {
+        switch encoding {
+        case .base64: return rawCount <= 256 * 1024
+        case .quotedPrintable: return rawCount <= 64 * 1024
+        default: return rawCount <= 1024 * 1024
         }
-        guard let names = ZipProbe.entryNames(bytes, maxEntries: limits.pass.maxEntries) else { return nil }
-        return Detection.kind(fromEntryNames: names)
     }
 
     /// A part that is (or claims to be) a pass, with the reasons in check order.
@@ -211,14 +229,25 @@ package struct PassScanner: Sendable {
             // A labelled part is decoded whole anyway, so it is not asked there: the central
             // directory alone decides whether `.magic` joins the reasons (and libmagic, in the
             // filter loaded lazily, is then not loaded at all for a labelled pass).
+            // An unlabelled part's content decides when all three agree: the zip signature,
+            // libmagic on the prefix (it rules out a Word document or an OpenDocument file), and
+            // the central directory. Which of the last two is asked first only changes the cost:
+            // libmagic first for a large body (the sniff saves decoding it), the central directory
+            // first when decoding costs less than libmagic (nearly every part: then libmagic is
+            // asked only about a part whose central directory names a pass).
             let labelled = !reasons.isEmpty
-            if ZipSignature.starts(prefix), labelled || (sniffer.map({ Detection.magicSuggestsZip($0.mimeType(of: prefix)) }) ?? true) {
-                let decoded = decoder.finish()
-                body = decoded
-                if let entries = ZipProbe.entryNames(decoded, maxEntries: limits.pass.maxEntries),
-                   let byContent = Detection.kind(fromEntryNames: entries) {
-                    reasons.append(.magic)
-                    kind = byContent   // the content decides over the label
+            if ZipSignature.starts(prefix) {
+                let magicFirst = !labelled && !decoder.isComplete
+                    && !Self.decodingIsCheaperThanSniffing(part.transferEncoding, rawCount: message.rawBody(of: part).count)
+                if !magicFirst || magicAllowsZip(prefix) {
+                    let decoded = decoder.finish()
+                    body = decoded
+                    if let entries = ZipProbe.entryNames(decoded, maxEntries: limits.pass.maxEntries),
+                       let byContent = Detection.kind(fromEntryNames: entries),
+                       labelled || magicFirst || magicAllowsZip(prefix) {
+                        reasons.append(.magic)
+                        kind = byContent   // the content decides over the label
+                    }
                 }
             }
         }
