@@ -97,9 +97,11 @@ package struct MaildirReader: MessageReader {
         if size > limits.maxMessageBytes {
             return MailboxMessage(index: index, bytes: [], path: file, byteCount: size, oversize: true)
         }
-        // One byte more than the size: filling it means the file grew since fstat.
+        // One byte more than the size: filling it means the file grew since fstat. A read that
+        // stops at the size is a regular file's end: no second read() to be told so (20 000
+        // system calls on a Maildir of 20 000 messages, issue 17).
         var bytes = try [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, count in
-            count = try readFully(fd, into: buffer, file: file)
+            count = try readFully(fd, into: buffer, file: file, endsAt: (st.st_mode & S_IFMT) == S_IFREG ? size : nil)
         }
         if bytes.count > size {
             while true {
@@ -126,13 +128,19 @@ package struct MaildirReader: MessageReader {
     }
 
     /// Reads until `buffer` is full or the file ends; retries EINTR. Returns the bytes read.
-    static func readFully(_ fd: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, file: String) throws -> Int {
+    /// `endsAt`: a read that comes back short with this many bytes in is taken as the end (a
+    /// regular file of that size: fstat said so), without another read() returning 0.
+    static func readFully(_ fd: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, file: String, endsAt: Int? = nil) throws -> Int {
         guard let base = buffer.baseAddress else { return 0 }
         var filled = 0
         while filled < buffer.count {
             // filled < buffer.count: the pointer and length stay inside the buffer.
             let n = read(fd, base + filled, buffer.count - filled)
-            if n > 0 { filled += n; continue }
+            if n > 0 {
+                filled += n
+                if filled == endsAt && filled < buffer.count { break }
+                continue
+            }
             if n == 0 { break }
             if errno == EINTR { continue }
             throw MailboxError.errno(.readFailed, path: file, errno)
