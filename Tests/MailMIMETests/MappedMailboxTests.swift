@@ -126,4 +126,31 @@ final class MappedMailboxTests: XCTestCase {
             XCTAssertLessThan(peak, 40 << 20, "resident memory grew by \(peak >> 20) MB reading a 96 MB mbox")
         }
     }
+
+    /// A message of a mapped mbox is a range of the mapping, copied out by whoever scans it
+    /// (issue 17): it still reads right after the reader is gone, the descriptor closed and the
+    /// file removed, and when the pages under it were given back behind the reader long ago.
+    func testMessagesAreRangesOfTheMappingThatOutliveTheReader() throws {
+        let fromLine = Array("From a@example.org Sat Jan  1 00:00:00 2000\n".utf8)
+        var expected: [[UInt8]] = []
+        var bytes: [UInt8] = []
+        for k in 0..<64 {
+            // 512 KB each, 32 MB in all: far more than the distance pages are kept behind.
+            var message = Array("Subject: \(k)\n\n".utf8)
+            message += Array(repeating: UInt8(ascii: "a") + UInt8(k % 26), count: 512 << 10)
+            message += Array("\n>From quoted\n".utf8)
+            expected.append(Array(message.dropLast(14)) + Array("\nFrom quoted\n".utf8))
+            bytes += fromLine + message + [0x0A]
+        }
+        XCTAssertGreaterThan(bytes.count, 2 * ChunkedInput.releaseDistance)
+        let got = try mapped(bytes, limits: .default)
+        XCTAssertEqual(got.count, 64)
+        XCTAssertTrue(got.allSatisfy(\.isInMapping), "messages of a mapped mbox are copied by the reader")
+        for (k, m) in got.enumerated() {
+            XCTAssertEqual(m.bytes, expected[k], "message \(k + 1)")
+            XCTAssertEqual(m.byteCount, expected[k].count + 1, "message \(k + 1)")  // one '>' un-quoted
+        }
+        // The streaming reader copies: its buffer moves.
+        XCTAssertFalse(try streamed(Array(bytes.prefix(2 << 20)), limits: .default, chunkSize: 1 << 16).contains(where: \.isInMapping))
+    }
 }

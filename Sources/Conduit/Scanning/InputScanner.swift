@@ -17,10 +17,10 @@ package struct InputScanner: Sendable {
     /// Items in flight at most with several workers (taken and not yet reported), and bytes of
     /// mbox messages held and not yet scanned (plus the one message that crosses the limit).
     /// 8 MB is what two batches of 4 MB held before (the synthetic mbox of Benchmarks/scan peaked
-    /// at 63 of the 64 MB allowed with twice that, issue 17). 256 items: a Maildir item is a
-    /// path and a result, and the window must be deep enough that one slow message does not
-    /// leave a core idle.
-    static let windowItems = 256
+    /// at 63 of the 64 MB allowed with twice that, issue 17). 1024 items: a Maildir item is a
+    /// path and a result, and the window must be deep enough that the other workers go on while
+    /// the calling thread scans a slow message (a uuencoded zip: about 12 ms, ~800 messages).
+    static let windowItems = 1024
     static let windowBytes = 8 << 20
 
     package init(scanner: PassScanner, workers: Int = InputScanner.workerCount()) {
@@ -248,7 +248,9 @@ package struct InputScanner: Sendable {
             workers: workers, window: Self.windowItems, windowBytes: Self.windowBytes,
             next: {
                 guard let item = next() else { return nil }
-                if case .message(let m) = item { return (item, m.bytes.count) }
+                // A message's size whether it is held or still a range of a mapped mbox (whose
+                // pages stay in memory until it is scanned, see ChunkedInput.releaseDistance).
+                if case .message(let m) = item { return (item, m.oversize ? 0 : m.byteCount) }
                 return (item, 0)
             },
             process: { scanner.process($0, input: input) },

@@ -5,19 +5,21 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs `process` over items taken from `next` on `workers` threads and hands every result to
-/// `report` in input order, as soon as it and all before it are done (issue 17).
+/// Runs `process` over items taken from `next` on `workers` threads (the calling thread and
+/// `workers - 1` more) and hands every result to `report` in input order, as soon as it and all
+/// before it are done (issue 17).
 ///
 /// There is no barrier: the items in flight form a window (at most `window` items taken and not
 /// yet reported, at most `windowBytes` bytes of items not yet processed, plus the one item that
-/// crossed the limit), and a worker takes the next item the moment it is free, so one slow
+/// crossed the limit), and a thread takes the next item the moment it is free, so one slow
 /// message holds up nothing but the reporting behind it (until the window is full). Scanning in
 /// batches that each ended in a wait for their slowest message left the other core idle: two
 /// workers were no faster than one on a Maildir of 20 000 messages.
 ///
-/// `next` and `report` run on the calling thread only, which sleeps while it can neither report
-/// nor take items; the workers wake it when the queue of untaken items is down to half of what
-/// it left (so it is woken once per half window, not once per item) or when all is done.
+/// `next` and `report` run on the calling thread only. It reports what is ready, keeps the window
+/// full, and scans an item itself when there is nothing else to do; it sleeps only when it can
+/// do none of that. (A calling thread that only fed the workers had to be woken for it, and on a
+/// busy machine the workers ran dry while it waited for a core.)
 enum OrderedPipeline {
     static func run<Item: Sendable, Result: Sendable>(
         workers: Int, window: Int, windowBytes: Int,
@@ -28,7 +30,7 @@ enum OrderedPipeline {
         let window = max(1, window)
         let state = PipelineState<Item, Result>(window: window)
         let group = DispatchGroup()
-        for _ in 0..<max(1, workers) {
+        for _ in 1..<max(1, workers) {
             DispatchQueue.global().async(group: group) { state.work(process) }
         }
         state.lock()
@@ -58,6 +60,7 @@ enum OrderedPipeline {
                 state.add(taken, ended: ended)
                 continue
             }
+            if state.processOne(process) { continue }
             if state.finished && state.head == state.tail { break }
             state.waitForWorkers()
         }
@@ -83,8 +86,6 @@ private final class PipelineState<Item: Sendable, Result: Sendable>: @unchecked 
     /// `next` returned nil: no item will be added.
     var finished = false
     private var mainWaiting = false
-    /// The calling thread sleeps until at most this many items are left untaken.
-    private var wakeAtUntaken = 0
     private var idleWorkers = 0
 
     init(window: Int) {
@@ -136,40 +137,42 @@ private final class PipelineState<Item: Sendable, Result: Sendable>: @unchecked 
         }
     }
 
-    /// Sleeps until workers have taken half of the untaken items, or all is done. Called locked.
+    /// Sleeps until a worker has finished an item. Called locked.
     func waitForWorkers() {
-        wakeAtUntaken = (tail - claimed) / 2
         mainWaiting = true
         while mainWaiting { pthread_cond_wait(mainCondition, mutex) }
+    }
+
+    /// Takes the next item, if any, processes it unlocked and files its result. Called locked.
+    func processOne(_ process: (Item) -> Result) -> Bool {
+        guard claimed < tail else { return false }
+        let sequence = claimed
+        claimed += 1
+        // Slots claimed..<tail hold items (add fills them, only this line empties them).
+        let item = items[sequence % window].take()!
+        unlock()
+        let result = process(item)
+        lock()
+        let slot = sequence % window
+        results[slot] = result
+        heldBytes -= sizes[slot]
+        while readyEnd < claimed, results[readyEnd % window] != nil { readyEnd += 1 }
+        if mainWaiting {
+            mainWaiting = false
+            pthread_cond_signal(mainCondition)
+        }
+        return true
     }
 
     /// A worker: takes items in order until there are none and no more will come.
     func work(_ process: (Item) -> Result) {
         lock()
         while true {
-            if claimed < tail {
-                let sequence = claimed
-                claimed += 1
-                // Slots claimed..<tail hold items (add fills them, only this line empties them).
-                let item = items[sequence % window].take()!
-                unlock()
-                let result = process(item)
-                lock()
-                let slot = sequence % window
-                results[slot] = result
-                heldBytes -= sizes[slot]
-                while readyEnd < claimed, results[readyEnd % window] != nil { readyEnd += 1 }
-                if mainWaiting && (tail - claimed <= wakeAtUntaken || readyEnd == tail) {
-                    mainWaiting = false
-                    pthread_cond_signal(mainCondition)
-                }
-            } else if finished {
-                break
-            } else {
-                idleWorkers += 1
-                pthread_cond_wait(workerCondition, mutex)
-                idleWorkers -= 1
-            }
+            if processOne(process) { continue }
+            if finished { break }
+            idleWorkers += 1
+            pthread_cond_wait(workerCondition, mutex)
+            idleWorkers -= 1
         }
         unlock()
     }

@@ -14,16 +14,19 @@ import Darwin
 /// bounded by the largest span a caller keeps plus one chunk.
 ///
 /// `storage` is valid until the next `fill()` (which may move the buffer) and while this object
-/// lives; callers index it only between `start` and `end`.
+/// lives; callers index it only between `start` and `end`. A mapped file's bytes stay valid as
+/// long as its `MappedFile` lives: messages handed out as ranges of it hold it.
 final class ChunkedInput {
     /// Default read size: large enough that read() costs nothing next to parsing.
     static let defaultChunkSize = 4 << 20
     /// Regular files up to this size are mapped; larger ones are streamed, so the address space a
     /// scan takes stays bounded too.
     static let mappingCap = 1 << 30
-    /// Mapped pages more than this far behind `start` are given back. Messages handed out are
-    /// copies, so nothing still refers to them; the distance only saves re-reading a page.
-    static let releaseDistance = 2 << 20
+    /// Mapped pages more than this far behind `start` are given back. A message handed out as a
+    /// range of the mapping may still be unread that far behind (the scan's window holds 8 MB of
+    /// messages not yet scanned); a page given back is read again from the file if it is touched
+    /// (the mapping is private and never written), so the distance saves only that re-reading.
+    static let releaseDistance = 12 << 20
     /// Page tables are filled this far ahead of `start` in one call (`MADV_POPULATE_READ`):
     /// one fault per page cost more than the separator search (a tenth of an mbox scan).
     static let populateStep = 4 << 20
@@ -39,8 +42,7 @@ final class ChunkedInput {
     private var buffer: UnsafeMutablePointer<UInt8>?
     private var capacity = 0
     /// Mapped input: the whole file.
-    private var mapping: UnsafeMutableRawPointer?
-    private var mappedLength = 0
+    private(set) var file: MappedFile?
     /// Mapped input: bytes before this offset were given back.
     private var released = 0
     /// Mapped input: page tables are filled up to here.
@@ -69,13 +71,12 @@ final class ChunkedInput {
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
               info.st_size <= off_t(Self.mappingCap) else { return nil }
         let length = Int(info.st_size)
-        guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else { return nil }
-        _ = madvise(address, length, MADV_SEQUENTIAL)
+        guard let mapped = MappedFile(fd: fd, length: length) else { return nil }
+        _ = madvise(mapped.address, length, MADV_SEQUENTIAL)
         self.chunkSize = Self.defaultChunkSize
         self.fd = fd
         self.name = name
-        mapping = address
-        mappedLength = length
+        file = mapped
         start = min(max(skip, 0), length)
         end = length
         eof = true
@@ -84,26 +85,25 @@ final class ChunkedInput {
 
     /// Fills the page tables of the next `populateStep` bytes when the reader comes near them.
     private func populateAhead() {
-        guard let mapping, populated < mappedLength, start + Self.populateStep / 2 >= populated else { return }
+        guard let file, populated < file.length, start + Self.populateStep / 2 >= populated else { return }
         let from = max(populated, start / Self.pageSize * Self.pageSize)
-        let length = min(Self.populateStep, mappedLength - from)
+        let length = min(Self.populateStep, file.length - from)
         // from is page-aligned and from..<from+length inside the mapping.
-        _ = madvise(mapping + from, length, Self.adviseFaultIn)
+        _ = madvise(file.address + from, length, Self.adviseFaultIn)
         populated = from + length
     }
 
     deinit {
-        if let mapping { munmap(mapping, mappedLength) }
         free(buffer)
     }
 
     /// Whether the input is a mapped file (tests).
-    var isMapped: Bool { mapping != nil }
+    var isMapped: Bool { file != nil }
 
     /// The bytes `0..<end` (indexes are absolute; only `start..<end` is meaningful).
     var storage: UnsafeBufferPointer<UInt8> {
-        if let mapping {
-            return UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: UInt8.self), count: end)
+        if let file {
+            return UnsafeBufferPointer(start: file.address.assumingMemoryBound(to: UInt8.self), count: end)
         }
         return UnsafeBufferPointer(start: buffer, count: end)
     }
@@ -140,13 +140,13 @@ final class ChunkedInput {
     /// Drops everything before `index`.
     func consume(upTo index: Int) {
         start = min(max(start, index), end)
-        if let mapping {
+        if let file {
             populateAhead()
             // Give back whole pages far enough behind: they are never read again.
             let upTo = (start - Self.releaseDistance) / Self.pageSize * Self.pageSize
             if upTo - released >= Self.releaseDistance / 2 {
                 // released..<upTo is page-aligned and inside the mapping (upTo < start <= length).
-                _ = madvise(mapping + released, upTo - released, MADV_DONTNEED)
+                _ = madvise(file.address + released, upTo - released, MADV_DONTNEED)
                 released = upTo
             }
             return
@@ -161,5 +161,31 @@ final class ChunkedInput {
         guard let grown = realloc(buffer, wanted) else { fatalError("out of memory reading \(name)") }
         buffer = grown.assumingMemoryBound(to: UInt8.self)
         capacity = wanted
+    }
+}
+
+/// A whole regular file mapped read-only (private, never written), unmapped when the last holder
+/// lets go: the reader, and every message handed out as a range of it, which a worker copies
+/// out on its own thread (issue 17: the calling thread only finds where messages start).
+///
+/// Sendable: nothing of it changes after `init`, and the bytes are only read. The reader gives
+/// pages back with MADV_DONTNEED as it goes; a private file mapping reads such a page again
+/// from the file when it is touched, so a range handed out stays readable.
+package final class MappedFile: @unchecked Sendable {
+    let address: UnsafeMutableRawPointer
+    let length: Int
+
+    init?(fd: Int32, length: Int) {
+        guard length > 0, let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else { return nil }
+        self.address = address
+        self.length = length
+    }
+
+    deinit { munmap(address, length) }
+
+    /// The bytes `range` (inside the file), valid while this object lives.
+    func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        precondition(range.lowerBound >= 0 && range.upperBound <= length, "range outside the mapping")
+        return UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self) + range.lowerBound, count: range.count)
     }
 }

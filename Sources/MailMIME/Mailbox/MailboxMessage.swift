@@ -3,8 +3,32 @@ package struct MailboxMessage: Sendable {
     /// 1-based position in its mailbox (what a person calls "message 3").
     package var index: Int
     /// The message bytes (mbox: From_ line and separator blank line removed, `>From ` un-quoted).
-    /// Empty when `oversize`.
-    package var bytes: [UInt8]
+    /// Empty when `oversize`. A message of a mapped mbox is a range of the mapping until then:
+    /// reading `bytes` copies it out (and un-quotes it) on the thread that asks — each time, so
+    /// take it once (issue 17: the copy is the worker's, not the reading thread's).
+    package var bytes: [UInt8] {
+        get {
+            switch storage {
+            case .owned(let bytes):
+                return bytes
+            case .mapped(let file, let range, let unquote):
+                let body = file.bytes(range)
+                return unquote ? MboxReader.unquote(body) : Array(body)
+            }
+        }
+        set { storage = .owned(newValue) }
+    }
+    private var storage: Storage
+    /// Whether the message is still a range of a mapped file, not yet copied (tests).
+    package var isInMapping: Bool {
+        if case .mapped = storage { return true }
+        return false
+    }
+    private enum Storage: Sendable {
+        case owned([UInt8])
+        /// `unquote`: the range may hold mboxrd-quoted From_ lines.
+        case mapped(MappedFile, Range<Int>, unquote: Bool)
+    }
     /// The file it came from, for Maildir; nil for a stream.
     package var path: String?
     /// The message's true size in the mailbox, also when it was too large to hold.
@@ -14,10 +38,19 @@ package struct MailboxMessage: Sendable {
 
     package init(index: Int, bytes: [UInt8], path: String?, byteCount: Int, oversize: Bool) {
         self.index = index
-        self.bytes = bytes
+        self.storage = .owned(bytes)
         self.path = path
         self.byteCount = byteCount
         self.oversize = oversize
+    }
+
+    /// A message that is `range` of a mapped file (never oversize), copied out when `bytes` is read.
+    init(index: Int, mapped file: MappedFile, range: Range<Int>, unquote: Bool) {
+        self.index = index
+        self.storage = .mapped(file, range, unquote: unquote)
+        self.path = nil
+        self.byteCount = range.count
+        self.oversize = false
     }
 }
 

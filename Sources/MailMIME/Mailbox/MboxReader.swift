@@ -267,7 +267,8 @@ package struct MboxReader: MessageReader {
         return digits > 0 ? (n, bodyStart) : nil
     }
 
-    /// Copies the message out (trimming the separator blank line and undoing mboxrd quoting) and consumes it.
+    /// Copies the message out (trimming the separator blank line and undoing mboxrd quoting) and
+    /// consumes it; from a mapped file it hands out the range, copied when the message is scanned.
     /// `mayBeQuoted` false: the separator search saw no line that `unquote` would change after
     /// the first, so only the first line is looked at.
     private mutating func takeMessage(bodyRel: Int, endRel: Int, mayBeQuoted: Bool) -> MailboxMessage {
@@ -282,9 +283,17 @@ package struct MboxReader: MessageReader {
         let count = endRel - bodyRel
         let oversize = count > limits.maxMessageBytes
         let body = UnsafeBufferPointer(rebasing: input.storage[(s + bodyRel)..<(s + endRel)])
-        let bytes = oversize ? [] : (mayBeQuoted || body.first == UInt8(ascii: ">")) ? MboxReader.unquote(body) : Array(body)
+        let unquote = mayBeQuoted || body.first == UInt8(ascii: ">")
+        let message: MailboxMessage
+        if !oversize, let file = input.file {
+            // A mapped file's message stays in the mapping: whoever scans it copies it out.
+            message = MailboxMessage(index: index, mapped: file, range: (s + bodyRel)..<(s + endRel), unquote: unquote)
+        } else {
+            let bytes = oversize ? [] : unquote ? MboxReader.unquote(body) : Array(body)
+            message = MailboxMessage(index: index, bytes: bytes, path: nil, byteCount: count, oversize: oversize)
+        }
         input.consume(upTo: s + endRel)
-        return MailboxMessage(index: index, bytes: bytes, path: nil, byteCount: count, oversize: oversize)
+        return message
     }
 
     /// Skips an oversize message without holding it: counts bytes up to the next separator.
