@@ -18,6 +18,12 @@ static void *lazy_symbol(const char *name) {
             const char *why = dlerror(); fprintf(stderr, "passconduit: cannot load libcrypto.so.3: %s\n", why ? why : "?");
             abort();
         }
+        /* Before any other call (RUN_ONCE: a later default initialisation no longer reads the config). */
+        int (*init)(uint64_t, const void *) = (int (*)(uint64_t, const void *))dlsym(h, "OPENSSL_init_crypto");
+        if (!init || !init(OPENSSL_INIT_NO_LOAD_CONFIG, NULL)) {
+            fprintf(stderr, "passconduit: cannot initialise libcrypto.so.3\n");
+            abort();
+        }
         __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
     }
     void *p = dlsym(h, name);

@@ -29,8 +29,12 @@ package enum Digest {
         let digits = Array("0123456789abcdef".utf8)
         var s = [UInt8]()
         s.reserveCapacity(bytes.underestimatedCount * (2 + separator.utf8.count))
-        for (n, b) in bytes.enumerated() {
-            if n > 0 { s.append(contentsOf: separator.utf8) }
+        // A plain flag, not enumerated(): the first EnumeratedSequence iterator of a process
+        // instantiates its generic metadata (~0.45 M instructions on the filter's path).
+        var first = true
+        for b in bytes {
+            if !first { s.append(contentsOf: separator.utf8) }
+            first = false
             s.append(digits[Int(b >> 4)])
             s.append(digits[Int(b & 0x0F)])
         }

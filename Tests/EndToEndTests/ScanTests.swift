@@ -52,6 +52,18 @@ final class ScanTests: XCTestCase {
         XCTAssertEqual(info["sha256"] as? String, try sha256(ofSample: "passes/event-ticket.pkpass"))
     }
 
+    func testVerificationDoesNotReadTheOpenSSLConfiguration() throws {
+        // A configuration that activates only OpenSSL's null provider: read, it would leave no
+        // digest or key algorithm, and no pass could be verified. passconduit initialises libcrypto
+        // without reading openssl.cnf or $OPENSSL_CONF, so the pass is valid either way.
+        let conf = sandbox.dir.appendingPathComponent("null-provider.cnf")
+        try Data("openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n[provider_sect]\nnull = null_sect\n[null_sect]\nactivate = 1\n".utf8)
+            .write(to: conf)
+        let run = try sandbox.run("scan", ["--json", Run.sample("messages/type.eml")], environment: ["OPENSSL_CONF": conf.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.objects.map { $0["status"] as? String }, ["valid"], run.stdout + run.stderr)
+    }
+
     func testTypeWithCommentAndNoNameIsFoundByTypeAndContent() throws {
         let found = try scan("type-only.eml")
         XCTAssertEqual(found.count, 1)

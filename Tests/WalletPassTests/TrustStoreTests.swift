@@ -65,6 +65,24 @@ final class TrustStoreTests: XCTestCase {
         XCTAssertEqual(v.error?.code, .untrustedSigner)
     }
 
+    func testASignaturesCopyOfAnAnchorIsTheAnchorDecodedOnce() throws {
+        // The sample passes carry the test WWDR intermediate, which is also an anchor: it is the
+        // store's certificate, decoded once (before: a second decoding of the same bytes). Leaf,
+        // intermediate and root: three decodings, and the same chain.
+        let trust = try TrustStore.load(directories: [TestSupport.sampleTrust])
+        XCTAssertEqual(trust.certificatesDecoded, 0)
+        let verdict = PassOpener(trust: trust).open(TestSupport.sample("event-ticket.pkpass"))
+        XCTAssertEqual(verdict.status, .valid)
+        XCTAssertEqual(trust.certificatesDecoded, 3)
+        let chain = verdict.pass?.signer?.chain ?? []
+        XCTAssertEqual(chain.count, 3, "\(chain)")
+        XCTAssertEqual(chain, PassOpener(trust: TestSupport.trust).open(TestSupport.sample("event-ticket.pkpass")).pass?.signer?.chain)
+        // Later passes find all three decoded (the leaf in the signature cache).
+        XCTAssertEqual(PassOpener(trust: trust).open(TestSupport.sample("event-ticket.pkpass")).status, .valid)
+        XCTAssertEqual(trust.certificatesDecoded, 3)
+        XCTAssertEqual(PassOpener(trust: trust).open(TestSupport.sample("coupon.pkpass")).status, .valid)
+    }
+
     func testOneStoreServesConcurrentVerifications() {
         let opener = PassOpener(trust: TestSupport.trust)
         let files = ["event-ticket.pkpass", "boarding-pass.pkpass", "coupon.pkpass", "bad-untrusted-signer.pkpass"]
