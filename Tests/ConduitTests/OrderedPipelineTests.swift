@@ -108,4 +108,44 @@ final class OrderedPipelineTests: XCTestCase {
             XCTAssertLessThan(worstBytes, windowBytes, "bytes held when an item was taken, window \(windowBytes)")
         }
     }
+
+    /// The workers run at the calling thread's priority: `nice passconduit scan` niced only the
+    /// calling thread while Dispatch's default-QoS thread went back to nice 0. Run on a thread of
+    /// its own (Linux: nice is per thread, and an unprivileged one cannot lower it again).
+    func testWorkersKeepTheCallingThreadsNiceValue() throws {
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock()
+            var values: [pthread_t: Set<Int32>] = [:]   // thread -> nice values seen
+            var caller: Int32 = 0
+        }
+        let seen = Seen()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            defer { done.signal() }
+            errno = 0
+            let base = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, base + 3)
+            seen.caller = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            var taken = 0
+            OrderedPipeline.run(
+                workers: 3, window: 64, windowBytes: 1 << 20,
+                next: { () -> (item: Int, bytes: Int)? in
+                    guard taken < 300 else { return nil }
+                    taken += 1
+                    return (taken, 1)
+                },
+                process: { (i: Int) -> Int in
+                    let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                    let tid = pthread_self()
+                    seen.lock.lock(); seen.values[tid, default: []].insert(nice); seen.lock.unlock()
+                    usleep(200)
+                    return i
+                },
+                report: { _ in })
+        }
+        thread.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        XCTAssertGreaterThan(seen.values.count, 1, "more than one thread scanned")
+        XCTAssertEqual(Set(seen.values.values.flatMap { $0 }), [seen.caller], "nice values by thread: \(seen.values)")
+    }
 }

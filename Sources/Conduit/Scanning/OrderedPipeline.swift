@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,9 +28,12 @@ enum OrderedPipeline {
     ) {
         let window = max(1, window)
         let state = PipelineState<Item, Result>(window: window)
-        let group = DispatchGroup()
+        // Threads of our own, not Dispatch's pool: they start once per run and keep the calling
+        // thread's scheduling (`nice passconduit scan` niced Dispatch's default-QoS thread back
+        // to 0). One that cannot be started is done without: this thread scans too.
+        var threads: [pthread_t] = []
         for _ in 1..<max(1, workers) {
-            DispatchQueue.global().async(group: group) { state.work(process) }
+            if let thread = startThread({ state.work(process) }) { threads.append(thread) }
         }
         state.lock()
         while true {
@@ -65,8 +67,30 @@ enum OrderedPipeline {
             state.waitForWorkers()
         }
         state.unlock()
-        group.wait()
+        for thread in threads { pthread_join(thread, nil) }
     }
+
+    /// Starts a thread running `body` with default attributes (the stack size of the main
+    /// thread's limit, the creating thread's priority); nil when it cannot be started.
+    static func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
+        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            // context is the retained ThreadBody passed below; it is released here, once.
+            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, context)
+        guard started == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            return nil
+        }
+        return thread
+    }
+}
+
+private final class ThreadBody: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 
 /// The window's state, guarded by one mutex: items and results in rings of `window` slots
