@@ -20,11 +20,12 @@ package struct ContentDisposition: Sendable, Equatable {
 
     /// As `parse(_:)`, appending charset names iconv does not know to `unknownCharsets`.
     static func parse(_ raw: ArraySlice<UInt8>, unknownCharsets: inout [String]) -> ContentDisposition {
-        var scanner = ParameterScanner(HeaderField.unfold(raw))
-        scanner.skipCFWS()
-        let kind = scanner.token().map(ParameterScanner.lowerString) ?? ""
-        let params = scanner.parameters()
-        unknownCharsets += params.unknownCharsets
-        return ContentDisposition(kind: kind, parameters: params.values)
+        HeaderField.withUnfolded(raw) { bytes in
+            var scanner = ParameterScanner(bytes)
+            scanner.skipCFWS()
+            let kind = scanner.token().map { ParameterScanner.lowerString($0) } ?? ""
+            let params = scanner.parameters(unknownCharsets: &unknownCharsets)
+            return ContentDisposition(kind: kind, parameters: params.values)
+        }
     }
 }

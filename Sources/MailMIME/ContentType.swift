@@ -19,7 +19,21 @@ package struct ContentType: Sendable, Equatable {
     package static let messageRFC822 = ContentType(type: "message", subtype: "rfc822")
 
     /// "type/subtype".
-    package var mimeType: String { type + "/" + subtype }
+    package var mimeType: String {
+        // One string made at its final size: `type + "/" + subtype` grew it twice (500
+        // instructions for every part of a scan, issue 17).
+        var type = type, subtype = subtype
+        return type.withUTF8 { t in
+            subtype.withUTF8 { s in
+                String(unsafeUninitializedCapacity: t.count + 1 + s.count) { out in
+                    _ = out.initialize(from: t)
+                    out[t.count] = UInt8(ascii: "/")
+                    _ = UnsafeMutableBufferPointer(rebasing: out[(t.count + 1)...]).initialize(from: s)
+                    return t.count + 1 + s.count
+                }
+            }
+        }
+    }
     package var isMultipart: Bool { type == "multipart" }
     /// message/rfc822 and message/global (RFC 6532) carry a whole message to be parsed recursively.
     package var isEncapsulatedMessage: Bool {
@@ -35,11 +49,11 @@ package struct ContentType: Sendable, Equatable {
 
     /// As `parseParametersOnly(_:)`, appending charset names iconv does not know to `unknownCharsets`.
     static func parseParametersOnly(_ raw: ArraySlice<UInt8>, unknownCharsets: inout [String]) -> [String: String] {
-        var scanner = ParameterScanner(HeaderField.unfold(raw))
-        scanner.skipToFirstParameter()
-        let params = scanner.parameters()
-        unknownCharsets += params.unknownCharsets
-        return params.values
+        HeaderField.withUnfolded(raw) { bytes in
+            var scanner = ParameterScanner(bytes)
+            scanner.skipToFirstParameter()
+            return scanner.parameters(unknownCharsets: &unknownCharsets).values
+        }
     }
 
     /// Parses a header value; nil when it has no usable type/subtype.
@@ -50,16 +64,17 @@ package struct ContentType: Sendable, Equatable {
 
     /// As `parse(_:)`, appending charset names iconv does not know to `unknownCharsets`.
     static func parse(_ raw: ArraySlice<UInt8>, unknownCharsets: inout [String]) -> ContentType? {
-        var scanner = ParameterScanner(HeaderField.unfold(raw))
-        scanner.skipCFWS()
-        guard let type = scanner.token(), !type.isEmpty else { return nil }
-        scanner.skipCFWS()
-        guard scanner.consume(UInt8(ascii: "/")) else { return nil }
-        scanner.skipCFWS()
-        guard let subtype = scanner.token(), !subtype.isEmpty else { return nil }
-        let params = scanner.parameters()
-        unknownCharsets += params.unknownCharsets
-        return ContentType(type: ParameterScanner.lowerString(type), subtype: ParameterScanner.lowerString(subtype),
-                           parameters: params.values, boundary: params.rawBoundary)
+        HeaderField.withUnfolded(raw) { bytes in
+            var scanner = ParameterScanner(bytes)
+            scanner.skipCFWS()
+            guard let type = scanner.token(), !type.isEmpty else { return nil }
+            scanner.skipCFWS()
+            guard scanner.consume(UInt8(ascii: "/")) else { return nil }
+            scanner.skipCFWS()
+            guard let subtype = scanner.token(), !subtype.isEmpty else { return nil }
+            let params = scanner.parameters(unknownCharsets: &unknownCharsets)
+            return ContentType(type: ParameterScanner.lowerString(type), subtype: ParameterScanner.lowerString(subtype),
+                               parameters: params.values, boundary: params.rawBoundary)
+        }
     }
 }

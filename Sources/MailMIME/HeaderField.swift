@@ -21,9 +21,14 @@ package struct HeaderField: Sendable, Equatable {
 
     /// Removes line breaks and trims surrounding whitespace.
     static func unfold(_ raw: ArraySlice<UInt8>) -> [UInt8] {
-        // Trimming whitespace after dropping CR and LF is trimming WSP, CR and LF together; then
-        // one copy, and a filtering one only for a value that really is folded (most are not:
-        // every Content-Type of a scan comes through here).
+        withUnfolded(raw) { Array($0) }
+    }
+
+    /// Hands `body` the value unfolded and trimmed as `unfold(_:)` makes it: a view of `raw`
+    /// itself when the value is not folded (most are not: every Content-Type of a scan comes
+    /// through here), else a filtered copy.
+    static func withUnfolded<R>(_ raw: ArraySlice<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        // Trimming whitespace after dropping CR and LF is trimming WSP, CR and LF together.
         // Read through a buffer pointer: the slice's own indexing cost a thousand instructions
         // per Content-Type in the scan profile (issue 17).
         raw.withUnsafeBufferPointer { p in
@@ -33,11 +38,11 @@ package struct HeaderField: Sendable, Equatable {
             while end > start, ByteClass.isLWSP(p[end - 1]) { end -= 1 }
             var folded = false
             for k in start..<end where p[k] == 0x0D || p[k] == 0x0A { folded = true; break }
-            guard folded else { return Array(UnsafeBufferPointer(rebasing: p[start..<end])) }
+            guard folded else { return body(UnsafeBufferPointer(rebasing: p[start..<end])) }
             var out = [UInt8]()
             out.reserveCapacity(end - start)
             for k in start..<end where p[k] != 0x0D && p[k] != 0x0A { out.append(p[k]) }
-            return out
+            return out.withUnsafeBufferPointer(body)
         }
     }
 }

@@ -15,6 +15,8 @@ struct Machine {
         self.source = source
         self.bufferIndex = bufferIndex
         self.limits = limits
+        // Most messages have a few parts: room for them at once instead of growing 1, 2, 4.
+        parts.reserveCapacity(4)
     }
 
     /// Reads the header section at `pos` and decides what the entity is.

@@ -119,9 +119,11 @@ package struct PassScanner: Sendable {
 
     /// As `isTNEF(_:in:)` with the part's `mimeType` and `names(of:)` already made.
     static func isTNEF(_ part: MIMEPart, in message: MIMEMessage, mimeType: String, names: [String]) -> Bool {
-        let essence = Detection.essence(of: mimeType)
-        // Two comparisons, not a Set lookup that hashes the type of every part.
-        if essence == "application/ms-tnef" || essence == "application/vnd.ms-tnef" { return true }
+        if Self.mayBeApplication(part) {
+            let essence = Detection.essence(of: mimeType)
+            // Two comparisons, not a Set lookup that hashes the type of every part.
+            if essence == "application/ms-tnef" || essence == "application/vnd.ms-tnef" { return true }
+        }
         if names.contains(where: Self.endsWithWinmailDat) { return true }
         let raw = message.rawBody(of: part)
         switch part.transferEncoding {
@@ -217,7 +219,9 @@ package struct PassScanner: Sendable {
 
     /// As `candidate(_:in:)` with the part's `mimeType` and `names(of:)` already made.
     func candidate(_ part: MIMEPart, in message: MIMEMessage, mimeType: String, names: [String]) -> Candidate? {
-        let labels = Detection.labels(mimeType: mimeType, names: names)
+        // Labels come from a pass type (application/…) or a name; most parts have neither.
+        let labels = Self.mayBeApplication(part) || !names.isEmpty
+            ? Detection.labels(mimeType: mimeType, names: names) : (reasons: [], kind: nil)
         var reasons = labels.reasons
         var kind = labels.kind
         // One decoder per part: the sniffed prefix and the whole body share its work.
@@ -269,11 +273,23 @@ package struct PassScanner: Sendable {
 
     /// Every decoded name a part carries: the parser's choice first, then the other parameters.
     package static func names(of part: MIMEPart) -> [String] {
+        // No list of the three candidates and no lookups in empty tables: most parts have no
+        // name at all, and this runs for every part of every message (issue 17 profile).
         var names: [String] = []
-        for name in [part.filename, part.disposition?.parameters["filename"], part.contentType.parameters["name"]] {
+        func add(_ name: String?) {
             if let name, !name.isEmpty, !names.contains(name) { names.append(name) }
         }
+        add(part.filename)
+        if let parameters = part.disposition?.parameters, !parameters.isEmpty { add(parameters["filename"]) }
+        if !part.contentType.parameters.isEmpty { add(part.contentType.parameters["name"]) }
         return names
+    }
+
+    /// False when the part's type cannot be an application/… one whatever its essence: then
+    /// neither a TNEF nor a pass type can match it, and its essence is not worth making. (A
+    /// parsed type and subtype are lowercased tokens: the essence of "text/plain" is itself.)
+    static func mayBeApplication(_ part: MIMEPart) -> Bool {
+        part.contentType.type == "application"
     }
 
     /// Adds the record and the library state to a verdict.
