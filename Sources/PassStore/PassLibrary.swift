@@ -73,7 +73,6 @@ package final class PassLibrary: @unchecked Sendable {
         try dbQueue.writeWithoutTransaction { db in
             let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
             let userVersion = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
             if applicationID == LibrarySchema.applicationID {
                 let superseded = try migrator.hasBeenSuperseded(db)
                 if userVersion > LibrarySchema.userVersion || superseded {
@@ -83,7 +82,10 @@ package final class PassLibrary: @unchecked Sendable {
                 }
             } else {
                 // A fresh file, or one where a killed first open got only as far as GRDB's
-                // (empty) bookkeeping table, is ours to set up; anything else is foreign.
+                // (empty) bookkeeping table, is ours to set up; anything else is foreign. (The
+                // table list is read only here: a library of ours, opened by every filter run,
+                // does not need it.)
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
                 let onlyBookkeeping = tables.allSatisfy { $0 == "grdb_migrations" }
                 let bookkeepingRows = tables.isEmpty || !onlyBookkeeping
                     ? 0 : try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") ?? 0
