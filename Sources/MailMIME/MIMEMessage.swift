@@ -90,9 +90,26 @@ package struct MIMEMessage: Sendable {
 
 extension String {
     func trimmingWhitespace() -> String {
+        if let trimmed = asciiTrimmingWhitespace() { return trimmed }
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return String(s)
+    }
+
+    /// `trimmingWhitespace()` for an ASCII string, nil for any other. An ASCII string's characters
+    /// are its bytes (CR LF aside, which is neither space nor tab), so it is trimmed on the bytes,
+    /// and not copied when there is nothing to trim (issue 17: a file name of every named part).
+    func asciiTrimmingWhitespace() -> String? {
+        var copy = self
+        return copy.withUTF8 { p -> String? in
+            for b in p where b >= 0x80 { return nil }
+            var start = 0
+            var end = p.count
+            while start < end, p[start] == 0x20 || p[start] == 0x09 { start += 1 }
+            while end > start, p[end - 1] == 0x20 || p[end - 1] == 0x09 { end -= 1 }
+            if start == 0 && end == p.count { return self }
+            return String(decoding: UnsafeBufferPointer(rebasing: p[start..<end]), as: UTF8.self)
+        }
     }
 }
