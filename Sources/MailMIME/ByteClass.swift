@@ -27,6 +27,17 @@ enum ByteClass {
         default: return nil
         }
     }
+    /// The part of `p` inside its leading and trailing spaces and tabs, or nil when `p` holds a
+    /// byte outside ASCII (then a String's characters are not its bytes, and callers fall back to
+    /// character-wise trimming).
+    static func asciiBlankTrimmed(_ p: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        for b in p where b >= 0x80 { return nil }
+        var start = 0
+        var end = p.count
+        while start < end, isWSP(p[start]) { start += 1 }
+        while end > start, isWSP(p[end - 1]) { end -= 1 }
+        return start..<end
+    }
     /// Case-insensitive ASCII comparison of a byte slice with a lowercase literal.
     static func equalsLowercase(_ bytes: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }

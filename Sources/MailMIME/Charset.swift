@@ -54,17 +54,13 @@ package enum Charset {
     static func foldedASCII(_ raw: String) -> String? {
         var raw = raw
         return raw.withUTF8 { p -> String? in
-            for b in p where b >= 0x80 { return nil }
-            var start = 0
-            var end = p.count
-            while start < end, p[start] == 0x20 || p[start] == 0x09 { start += 1 }
-            while end > start, p[end - 1] == 0x20 || p[end - 1] == 0x09 { end -= 1 }
-            return String(unsafeUninitializedCapacity: end - start) { out in
-                for k in start..<end {
+            guard let kept = ByteClass.asciiBlankTrimmed(p) else { return nil }
+            return String(unsafeUninitializedCapacity: kept.count) { out in
+                for k in kept {
                     let b = p[k]
-                    out[k - start] = b == 0x5F ? 0x2D : ByteClass.lower(b)
+                    out[k - kept.lowerBound] = b == 0x5F ? 0x2D : ByteClass.lower(b)
                 }
-                return end - start
+                return kept.count
             }
         }
     }

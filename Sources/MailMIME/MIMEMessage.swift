@@ -103,13 +103,9 @@ extension String {
     func asciiTrimmingWhitespace() -> String? {
         var copy = self
         return copy.withUTF8 { p -> String? in
-            for b in p where b >= 0x80 { return nil }
-            var start = 0
-            var end = p.count
-            while start < end, p[start] == 0x20 || p[start] == 0x09 { start += 1 }
-            while end > start, p[end - 1] == 0x20 || p[end - 1] == 0x09 { end -= 1 }
-            if start == 0 && end == p.count { return self }
-            return String(decoding: UnsafeBufferPointer(rebasing: p[start..<end]), as: UTF8.self)
+            guard let kept = ByteClass.asciiBlankTrimmed(p) else { return nil }
+            if kept.count == p.count { return self }
+            return String(decoding: UnsafeBufferPointer(rebasing: p[kept]), as: UTF8.self)
         }
     }
 }
