@@ -74,12 +74,14 @@ package struct InputScanner: Sendable {
             return
         }
         // Each worker reads its own files: opening and reading are a good part of a Maildir's cost.
-        let limits = scanner.limits.mime
+        // An item is only the file's position: the workers open it relative to its folder, and
+        // the listing, shared and never changed, is not retained and released once per item.
         var next = 0
-        run(input: path, emit: emit) {
-            guard next < reader.count else { return nil }
+        let count = reader.count
+        run(input: path, emit: emit, maildir: reader) {
+            guard next < count else { return nil }
             next += 1
-            return .file(path: reader.path(at: next - 1), index: next, limits: limits)
+            return .file(position: next - 1)
         }
         for folder in subfolders ? Self.maildirPlusPlusFolders(of: path) : [] {
             scanMaildir(folder, subfolders: false, emit: emit)
@@ -192,10 +194,11 @@ package struct InputScanner: Sendable {
         for found in scanner.scanPassBytes(bytes, kind: kind, source: source) { emit(.found(found)) }
     }
 
-    /// One unit of work for a worker: a message in hand, or a Maildir file to read.
+    /// One unit of work for a worker: a message in hand, or a Maildir file to read (its
+    /// position in the `MaildirReader` that `run` was given).
     enum Item: Sendable {
         case message(MailboxMessage)
-        case file(path: String, index: Int, limits: MIMELimits)
+        case file(position: Int)
     }
 
     /// What one item gave: its events in order, and whether it was a message read (for progress).
@@ -228,7 +231,7 @@ package struct InputScanner: Sendable {
     /// a bounded window, no per-batch wait) and reports every item's events in input order, with
     /// progress after each message. With one worker everything runs on this thread, in the same
     /// order: results never depend on it.
-    func run(input: String, emit: (ScanEvent) -> Void, next: () -> Item?) {
+    func run(input: String, emit: (ScanEvent) -> Void, maildir: MaildirReader? = nil, next: () -> Item?) {
         var messages = 0
         var bytes = 0
         func report(_ outcome: Outcome) {
@@ -240,7 +243,7 @@ package struct InputScanner: Sendable {
             }
         }
         if workers <= 1 {
-            while let item = next() { report(process(item, input: input)) }
+            while let item = next() { report(process(item, input: input, maildir: maildir)) }
             return
         }
         let scanner = self
@@ -253,27 +256,29 @@ package struct InputScanner: Sendable {
                 if case .message(let m) = item { return (item, m.oversize ? 0 : m.byteCount) }
                 return (item, 0)
             },
-            process: { scanner.process($0, input: input) },
+            process: { scanner.process($0, input: input, maildir: maildir) },
             report: report)
     }
 
-    /// Reads (for a Maildir file) and scans one item; never throws, problems become events.
-    func process(_ item: Item, input: String) -> Outcome {
+    /// Reads (for a Maildir file, from `maildir`) and scans one item; never throws, problems
+    /// become events.
+    func process(_ item: Item, input: String, maildir: MaildirReader?) -> Outcome {
         var outcome = Outcome()
         let message: MailboxMessage
         switch item {
         case .message(let m):
             message = m
-        case .file(let path, let index, let limits):
+        case .file(let position):
+            guard let maildir else { preconditionFailure("a Maildir item without its reader") }
             do {
-                message = try MaildirReader.readMessage(path, index: index, limits: limits)
+                message = try maildir.readMessage(at: position)
             } catch let error as MailboxError {
                 // A Maildir message is a file of its own: one that cannot be read is skipped.
                 let status: ExitStatus = error.code == .cannotOpen ? .noInput : .ioError
                 outcome.events.append(.problem(InputProblem(input: error.path, message: "cannot be read: \(Self.plain(error.detail))", status: status)))
                 return outcome
             } catch {
-                outcome.events.append(.problem(InputProblem(input: path, message: "cannot be read: \(error)", status: .ioError)))
+                outcome.events.append(.problem(InputProblem(input: maildir.path(at: position), message: "cannot be read: \(error)", status: .ioError)))
                 return outcome
             }
         }
