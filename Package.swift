@@ -136,7 +136,7 @@ let package = Package(
         // The milter's packet codec, session state machine and library map, without a socket.
         .testTarget(name: "MilterTests", dependencies: ["Milter", .product(name: "NIOCore", package: "swift-nio")]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
-        .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore"]),
+        .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
         // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).

@@ -13,6 +13,7 @@ struct LibraryCommand: ParsableCommand {
 
     struct Copy: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "copy",
             abstract: "Copy a library: passes with every kept version, offers, the change log.",
             discussion: """
             FROM and TO are library locations: a file path, or postgresql://USER@HOST/DB?… (libpq's

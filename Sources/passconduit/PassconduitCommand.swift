@@ -47,6 +47,15 @@ struct Passconduit: ParsableCommand {
         if arguments.first == MilterWorkerCommand.name {
             MilterWorkerCommand.run(arguments: Array(arguments.dropFirst()))
         }
+        if var command = SubcommandFastPath.parse(arguments) {
+            // What `main` does after `parseAsRoot`, with the same type reporting the error.
+            do {
+                try command.run()
+            } catch {
+                Self.exit(withError: error)
+            }
+            return
+        }
         Self.main(arguments)
     }
 
@@ -58,5 +67,38 @@ struct Passconduit: ParsableCommand {
         return (1..<Int(CommandLine.argc)).compactMap { index in
             CommandLine.unsafeArgv[index].map { PathBytes.string(cString: $0) }
         }
+    }
+}
+
+/// Start-up fast path (issue 17): `passconduit scan …` parses with `Scan` as the root, so the
+/// other subcommands' arguments are never reflected over (that was most of a scan's start-up).
+///
+/// Only a successful parse is used. Every error, help or version request, completion script,
+/// `help` pseudo-command or anything else ArgumentParser would answer itself gives `nil`, and
+/// the full parser (`Passconduit.main`) then parses again and answers as it always did: usage
+/// lines say `passconduit scan`, `--version` after a subcommand prints the version. A parse
+/// that succeeds alone succeeds the same way under the root: the root declares no arguments or
+/// option groups (so it takes nothing away from the subcommand's and hands it no values), no
+/// subcommand declares a version, help names or `@ParentCommand`, and the built-in flags a
+/// standalone parse does not know (`--version`) fail it. Tests/PassconduitTests/SubcommandFastPathTests.
+enum SubcommandFastPath {
+    /// Set (to anything) in tests to compare the full parser's answers with the fast path's.
+    static let disableVariable = "PASSCONDUIT_FULL_PARSE"
+
+    static func parse(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard let name = arguments.first, getenv(disableVariable) == nil,
+              let subcommand = Passconduit.configuration.subcommands.first(where: {
+                  $0._commandName == name || $0.configuration.aliases.contains(name)
+              }),
+              let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
+              // A nested command (`library copy`) or the subcommand itself; not HelpCommand.
+              declares(type(of: command), in: subcommand)
+        else { return nil }
+        return command
+    }
+
+    static func declares(_ type: any ParsableCommand.Type, in command: any ParsableCommand.Type) -> Bool {
+        ObjectIdentifier(type) == ObjectIdentifier(command)
+            || command.configuration.subcommands.contains { declares(type, in: $0) }
     }
 }

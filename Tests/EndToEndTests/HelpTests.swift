@@ -53,6 +53,32 @@ final class HelpTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("Unknown option '--bogus'"), run.stderr)
     }
 
+    /// `passconduit scan …` parses with Scan alone (SubcommandFastPath); help, usage errors,
+    /// version requests and their exit codes must stay what the full parser (forced by
+    /// PASSCONDUIT_FULL_PARSE) answers, with "passconduit scan" in the usage lines.
+    func testEveryCommandAnswersAsTheFullParser() throws {
+        let commands = ["scan", "add", "list", "show", "remove", "export", "calendar", "send", "icon", "render", "open",
+                        "offers", "log", "update", "milter", "library"]
+        var cases = commands.flatMap { command in
+            [[command, "--help"], [command, "-h"], [command, "--bogus"], [command, "x", "--version"], [command, "--json", "x", "y", "z"]]
+        }
+        cases += [["library", "copy", "--help"], ["library", "copy", "a"], ["library", "copy", "a", "b", "--version"], ["library"],
+                  ["scan", "--experimental-dump-help"], ["scan", "--generate-completion-script", "fish"], ["scan", "--render"],
+                  ["scan", "--", "--version"], ["scan", "--json", Run.sample("messages/type-only.eml")], ["list"], ["list", "--json"],
+                  ["help", "scan"], ["export"], ["render", "--scale", "7", "x"]]
+        for arguments in cases {
+            let fast = try sandbox.run(arguments[0], Array(arguments.dropFirst()), common: false)
+            let full = try sandbox.run(arguments[0], Array(arguments.dropFirst()), common: false, environment: ["PASSCONDUIT_FULL_PARSE": "1"])
+            XCTAssertEqual(fast.status, full.status, "\(arguments)")
+            XCTAssertEqual(fast.stdout, full.stdout, "\(arguments)")
+            XCTAssertEqual(fast.stderr, full.stderr, "\(arguments)")
+        }
+        let usage = try sandbox.run("scan", ["--bogus"], common: false)
+        XCTAssertEqual(usage.status, 64)
+        XCTAssertTrue(usage.stderr.contains("Usage: passconduit scan ["), usage.stderr)
+        XCTAssertEqual(try sandbox.run("scan", ["x", "--version"], common: false).stdout, "0.1.0\n")
+    }
+
     func testManPageIsCurrent() throws {
         let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
         for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
