@@ -30,12 +30,29 @@ RELR_FLAGS ?= $(shell command -v ld.lld >/dev/null 2>&1 && echo "-Xswiftc -use-l
 # Filter with one pass 41.8 -> 36.3 M instructions, without 4.78 -> 4.05 M; binary text +0.8 %.
 METADATA_FLAGS ?= -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 
+# No $ORIGIN in the executable's search path (SwiftPM adds it for a package's own shared libraries;
+# this binary has none): the dynamic loader then looks for libm, libgcc_s and libc, and dlopen for
+# libcrypto, libzip, libmagic and SQLite, only where the system keeps them, instead of first
+# probing the binary's own folder and its 19 hardware-capability subfolders for each (40 failed
+# openat/newfstatat at every start, 42 more with a pass), and a library dropped next to an
+# installed binary is never loaded.
+RPATH_FLAGS ?= --disable-local-rpath
+
+# PIE=no links a position-dependent executable. Opt-in, and a trade-off: the executable image
+# (code, Swift metadata, the GOT) then sits at the same address in every process, so it gives up
+# ASLR for the program's own code, which parses hostile mail. In exchange the dynamic loader has
+# no relocations to apply: the PIE's ~140 000 relative relocations make a private copy of every
+# page of .data.rel.ro and .data (~430 page faults, 1.7 MB) at every start, about half of
+# `passconduit --version` (see Benchmarks/filter/README.md for figures).
+PIE ?= yes
+PIE_FLAGS = $(if $(filter no,$(PIE)),-Xlinker --no-pie)
+
 .PHONY: all build install install-user uninstall check
 
 all: build
 
 build:
-	$(SWIFT) build -c release --static-swift-stdlib --build-path $(BUILD_PATH) --product passconduit $(RELR_FLAGS) $(METADATA_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --build-path $(BUILD_PATH) --product passconduit $(RELR_FLAGS) $(METADATA_FLAGS) $(RPATH_FLAGS) $(PIE_FLAGS)
 
 # The trust anchors land in share/passconduit/trust: TrustStore.shippedDirectory() looks for
 # <exe>/../share/passconduit/trust.

@@ -47,4 +47,54 @@ final class FilterSpoolTests: XCTestCase {
         XCTAssertTrue(spool.isOnDisk)
         XCTAssertEqual(try spool.contents(maxBytes: .max), payload)
     }
+
+    /// readToEnd reads straight into memory up to the limit: a message of exactly the limit stays
+    /// there, one byte more goes to the file; both read back exactly (sizes around the 256 KB
+    /// read size, where the in-memory storage grows, and the empty message).
+    func testReadToEndKeepsUpToTheLimitInMemoryAndSpillsTheByteBeyond() throws {
+        var g = SeededGenerator(state: 11)
+        let limit = 600_000
+        for size in [0, 1, 262_143, 262_144, 262_145, limit - 1, limit, limit + 1, 2 * limit] {
+            let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &g) }
+            let path = NSTemporaryDirectory() + "/spool-\(getpid())-\(size)"
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            defer { unlink(path) }
+            let fd = open(path, O_RDONLY)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            defer { close(fd) }
+            let spool = FilterSpool(memoryLimit: limit)
+            try spool.readToEnd(from: fd, temporaryDirectory: nil)
+            XCTAssertEqual(spool.byteCount, size, "size \(size)")
+            XCTAssertEqual(spool.isOnDisk, size > limit, "size \(size)")
+            XCTAssertEqual(try spool.contents(maxBytes: .max), bytes, "size \(size)")
+        }
+    }
+
+    /// A pipe delivering a message in small, uneven pieces (as a mail host's pipe does): every
+    /// byte in order, in memory below the limit.
+    func testReadToEndFromAPipeInSmallPiecesKeepsEveryByteInOrder() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        var g = SeededGenerator(state: 12)
+        let payload = (0..<700_001).map { _ in UInt8.random(in: 0...255, using: &g) }
+        let writeEnd = fds[1]
+        let writer = Thread {
+            payload.withUnsafeBytes { b in
+                var done = 0, piece = 1
+                while done < b.count {
+                    let n = write(writeEnd, b.baseAddress! + done, min(piece, b.count - done))
+                    if n <= 0 { break }
+                    done += n
+                    piece = piece % 9_973 + 1_013
+                }
+            }
+            close(writeEnd)
+        }
+        writer.start()
+        let spool = FilterSpool(memoryLimit: 1 << 20)
+        try spool.readToEnd(from: fds[0], temporaryDirectory: nil)
+        close(fds[0])
+        XCTAssertFalse(spool.isOnDisk)
+        XCTAssertEqual(try spool.contents(maxBytes: .max), payload)
+    }
 }

@@ -41,26 +41,34 @@ package final class FilterSpool {
 
     /// Reads `fd` to EOF. On a spool failure (disk full, file size limit) it keeps reading and
     /// discarding to EOF — a host must never see its write end refused — and then throws.
+    ///
+    /// Up to `memoryLimit` bytes are read straight into the in-memory message: no staging
+    /// buffer, so a 100 KB message costs one copy fewer and ~25 page faults fewer at every start
+    /// of the filter. Beyond the limit (the spill to the file) and after a failure, reads go
+    /// through a `chunkSize` buffer, allocated then. Not zeroed: read(2) fills what is used.
     package func readToEnd(from fd: Int32, temporaryDirectory: String?) throws {
         self.temporaryDirectory = temporaryDirectory
-        // Not zeroed: read(2) fills what is used (zeroing 256 KB cost a quarter of a million
-        // instructions and 64 page faults at every start of the filter).
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
-        defer { chunk.deallocate() }
+        var chunk: UnsafeMutableRawBufferPointer? = nil
+        defer { chunk?.deallocate() }
         var failure: FilterError? = nil
         while true {
-            let n = read(fd, chunk.baseAddress, chunk.count)
-            if n > 0 {
-                if failure == nil {
+            let n: Int
+            if failure == nil && fileDescriptor < 0 && memory.count < memoryLimit {
+                n = readIntoMemory(fd)
+            } else {
+                let buffer = chunk ?? .allocate(byteCount: Self.chunkSize, alignment: 16)
+                chunk = buffer
+                n = read(fd, buffer.baseAddress, buffer.count)
+                if n > 0 && failure == nil {
                     do {
-                        try append(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+                        try append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                     } catch {
                         failure = .from(error, .spoolFailed)
                         releaseStorage()
                     }
                 }
-                continue
             }
+            if n > 0 { continue }
             if n == 0 { break }
             if errno == EINTR || errno == EAGAIN {
                 if errno == EAGAIN { waitReadable(fd) }
@@ -70,6 +78,29 @@ package final class FilterSpool {
         }
         if let failure { throw failure }
     }
+
+    /// One read(2) into the spare capacity of `memory` (grown by at least `chunkSize`, and
+    /// geometrically, when little is left), never past `memoryLimit`. read(2)'s result; errno
+    /// is read(2)'s when it is negative.
+    private func readIntoMemory(_ fd: Int32) -> Int {
+        let spare = memory.capacity - memory.count
+        let adding = spare >= Self.minimumRead ? spare : max(Self.chunkSize, memory.count)
+        let room = min(adding, memoryLimit - memory.count)
+        var result = 0
+        var readErrno: Int32 = 0
+        memory.append(addingCapacity: room) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initialized in
+                result = read(fd, buffer.baseAddress, buffer.count)
+                if result > 0 { initialized = result } else if result < 0 { readErrno = errno }
+            }
+        }
+        if result > 0 { byteCount += result }
+        if result < 0 { errno = readErrno }
+        return result
+    }
+
+    /// Spare capacity below this is grown before the next read rather than read into.
+    static let minimumRead = 16 << 10
 
     private var temporaryDirectory: String? = nil
 
