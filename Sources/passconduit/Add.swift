@@ -7,6 +7,7 @@ import WalletPass
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
+        _superCommandName: "passconduit",
         abstract: "Add passes to your library, after showing each one and asking.",
         discussion: """
         The add flow shows each pass found in the inputs and asks "Add to your library? [y/N]". \

@@ -8,6 +8,7 @@ import WalletPass
 struct CalendarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar",
+        _superCommandName: "passconduit",
         abstract: "Write the dates of passes as calendar events (.ics, RFC 5545).",
         discussion: """
         One event per relevant date: each of a pass's relevantDates, or the event's or flight's own \

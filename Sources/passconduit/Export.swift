@@ -7,6 +7,7 @@ import WalletPass
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
+        _superCommandName: "passconduit",
         abstract: "Write passes' original bytes: one .pkpass, a .pkpasses backup, or a scrubbed copy.",
         discussion: """
         One pass is written as its original .pkpass, byte-identical to the one that was added, so \

@@ -5,6 +5,7 @@ import Foundation
 struct Icon: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "icon",
+        _superCommandName: "passconduit",
         abstract: "Write a pass's icon as a PNG file.",
         discussion: """
         The largest icon the pass carries (icon@3x.png, icon@2x.png, icon.png), localized when the \

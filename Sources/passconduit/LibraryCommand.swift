@@ -8,6 +8,7 @@ import PassStore
 struct LibraryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library",
+        _superCommandName: "passconduit",
         abstract: "Move a pass library between a file (SQLite) and a PostgreSQL server.",
         subcommands: [Copy.self])
 

@@ -6,6 +6,7 @@ import PassStore
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
+        _superCommandName: "passconduit",
         abstract: "List the passes in your library, by relevant date.",
         discussion: """
         One line per pass: the start of its SHA-256 (usable as its ID), its relevant date and \

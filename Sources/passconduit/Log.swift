@@ -6,6 +6,7 @@ import PassStore
 struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
+        _superCommandName: "passconduit",
         abstract: "Show the library's change log; --follow waits for more.",
         discussion: """
         Every add, replace, remove, revert, offer and decline gets a sequence number that only \

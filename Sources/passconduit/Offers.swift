@@ -6,6 +6,7 @@ import PassStore
 struct Offers: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offers",
+        _superCommandName: "passconduit",
         abstract: "List the passes the delivery filter staged for you.",
         discussion: """
         The delivery filter ("passconduit filter") never adds a new pass by itself: it stages an \

@@ -9,6 +9,7 @@ import Glibc
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
+        _superCommandName: "passconduit",
         abstract: "Show a pass's card in your web browser.",
         discussion: """
         Writes the card (front and back) as one self-contained HTML page to a private temporary \

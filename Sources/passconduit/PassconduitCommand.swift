@@ -85,8 +85,12 @@ enum SubcommandFastPath {
     /// Set (to anything) in tests to compare the full parser's answers with the fast path's.
     static let disableVariable = "PASSCONDUIT_FULL_PARSE"
 
+    /// Subcommands name `_superCommandName` for this: read only from the root of the tree being
+    /// parsed (never under `Passconduit`), it spares a standalone parse the
+    /// `--generate-completion-script` probe, which reflects over two more commands. `filter`
+    /// (captured passthrough arguments) has its own bypass in `main` and never comes here.
     static func parse(_ arguments: [String]) -> (any ParsableCommand)? {
-        guard let name = arguments.first, getenv(disableVariable) == nil,
+        guard let name = arguments.first, name != "filter", getenv(disableVariable) == nil,
               let subcommand = Passconduit.configuration.subcommands.first(where: {
                   $0._commandName == name || $0.configuration.aliases.contains(name)
               }),

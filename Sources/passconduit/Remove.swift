@@ -6,6 +6,7 @@ import PassStore
 struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
+        _superCommandName: "passconduit",
         abstract: "Remove a pass from your library (asks first).",
         discussion: """
         Nothing is ever removed except by this command. Without a terminal to ask on, --yes is needed.

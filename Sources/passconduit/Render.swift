@@ -7,6 +7,7 @@ import WalletPass
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
+        _superCommandName: "passconduit",
         abstract: "Draw a pass as Wallet shows it: PNG, PDF, SVG, HTML or a terminal barcode.",
         discussion: """
         SOURCE is a .pkpass file, - for a pass on standard input, or a pass in your library \

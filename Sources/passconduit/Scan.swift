@@ -7,6 +7,7 @@ import PassStore
 struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
+        _superCommandName: "passconduit",
         abstract: "Find Wallet passes in messages, mailboxes, Maildir folders or pass files.",
         discussion: """
         Each input may be a message (.eml), an mbox file, a Maildir folder, a .pkpass or a \

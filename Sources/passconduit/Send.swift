@@ -8,6 +8,7 @@ import PassStore
 struct Send: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
+        _superCommandName: "passconduit",
         abstract: "Hand a pass to an iPhone: serve it once on the local network, with a QR code to scan.",
         discussion: """
         Serves the pass over HTTP at an unguessable address (128 random bits) and shows that \

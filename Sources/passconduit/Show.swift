@@ -7,6 +7,7 @@ import WalletPass
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
+        _superCommandName: "passconduit",
         abstract: "Show everything about a pass in your library.",
         discussion: """
         ID is "passTypeIdentifier/serialNumber" or a short unique start of the pass's SHA-256 \

@@ -7,6 +7,7 @@ import PassUpdate
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
+        _superCommandName: "passconduit",
         abstract: "Fetch newer versions of your passes from their issuers' web services.",
         discussion: """
         A pass whose pass.json has a webServiceURL and an authenticationToken can be kept \

@@ -60,7 +60,7 @@ final class HelpTests: XCTestCase {
         let commands = ["scan", "add", "list", "show", "remove", "export", "calendar", "send", "icon", "render", "open",
                         "offers", "log", "update", "milter", "library"]
         var cases = commands.flatMap { command in
-            [[command, "--help"], [command, "-h"], [command, "--bogus"], [command, "x", "--version"], [command, "--json", "x", "y", "z"]]
+            [[command, "--help"], [command, "-h"], [command, "--bogus"], [command, "--generate-completion-script", "bash"], [command, "x", "--version"], [command, "--json", "x", "y", "z"]]
         }
         cases += [["library", "copy", "--help"], ["library", "copy", "a"], ["library", "copy", "a", "b", "--version"], ["library"],
                   ["scan", "--experimental-dump-help"], ["scan", "--generate-completion-script", "fish"], ["scan", "--render"],

@@ -7,6 +7,7 @@ import Milter
 struct MilterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "milter",
+        _superCommandName: "passconduit",
         abstract: "Run the delivery filter as a milter for Postfix or Sendmail (a daemon).",
         discussion: """
         Speaks the Sendmail milter protocol (version 6) on a Unix socket or a TCP port. For each \
