@@ -10,6 +10,7 @@
 #   Benchmarks/filter/run.sh            (builds .build-static first; CPU-heavy, run it alone)
 #   SKIP_BUILD=1 Benchmarks/filter/run.sh
 #   SKIP_BUILD=1 SKIP_RSS=1 RUNS=100 Benchmarks/filter/run.sh   (the table only)
+#   PIE=no Benchmarks/filter/run.sh     (the opt-in position-dependent link; see the README's Install)
 # Needs hyperfine and ripmime (apt-get install hyperfine ripmime). Results go to stdout and
 # Benchmarks/data/filter-*.json (ignored by git).
 set -euo pipefail
