@@ -105,7 +105,8 @@ package struct MboxReader: MessageReader {
     /// bytes tells `takeMessage` whether `unquote` has anything to do.
     private func findSeparator(fromRel: Int, messageRel: Int, quoted: inout Bool) -> Search {
         var rel = max(fromRel, messageRel)
-        let needle: [UInt8] = Array("\nFrom ".utf8)
+        // The length of "\nFrom " (an array of it was made per message: ~500 instructions, issue 17).
+        let needleCount = 6
         var sawQuote = quoted
         defer { quoted = sawQuote }
         while true {
@@ -127,7 +128,7 @@ package struct MboxReader: MessageReader {
                         q = nl + 1
                         continue
                     }
-                    if input.end - nl < needle.count { return nil }
+                    if input.end - nl < needleCount { return nil }
                     // nl + 5 < input.end was checked just above.
                     if b[nl + 2] == 0x72, b[nl + 3] == 0x6F, b[nl + 4] == 0x6D, b[nl + 5] == 0x20 {
                         return nl - base
@@ -138,7 +139,7 @@ package struct MboxReader: MessageReader {
             }(input.storage)
             guard let h = hit else {
                 if input.eof { return .end }
-                return .needMore(max(messageRel, input.count - needle.count))
+                return .needMore(max(messageRel, input.count - needleCount))
             }
             let lineRel = h + 1
             guard let nl = find(0x0A, fromRel: lineRel) else {
