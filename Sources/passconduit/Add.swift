@@ -103,7 +103,7 @@ struct AddSession {
 
     mutating func addFromInputs(_ paths: [String]) throws -> ExitStatus {
         let scanner = try context.scanner(library: library)
-        let inputs = InputScanner(scanner: scanner)
+        let inputs = InputScanner(scanner: scanner, workers: InputScanner.workerCount(environment: context.environment))
         var found: [FoundPass] = []
         var problems: [InputProblem] = []
         for path in paths {

@@ -52,7 +52,7 @@ struct Scan: ParsableCommand {
             let noLibraryYet = !Self.exists(context.libraryPath)
             let library: (any PassLibraryBackend)? = noLibraryYet ? nil : openLibraryIfPossible(context)
             let scanner = try context.scanner(library: library)
-            let inputs = InputScanner(scanner: scanner)
+            let inputs = InputScanner(scanner: scanner, workers: InputScanner.workerCount(environment: context.environment))
             let card = PassCard(terminal: context.terminal)
             // The line is redrawn with CR and "erase line" (ESC [K), which a dumb terminal
             // (TERM=dumb: Emacs shell buffers, some CI logs) prints as garbage.

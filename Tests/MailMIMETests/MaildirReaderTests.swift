@@ -52,6 +52,23 @@ final class MaildirReaderTests: XCTestCase {
         XCTAssertEqual(names.sorted(), names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
     }
 
+    /// Names sharing a long start and differing before, inside and after the 8 bytes compared
+    /// as a number, some ending inside them: String's order (which is the bytes' for ASCII).
+    func testManyNamesWithACommonStartComeInStringOrder() throws {
+        var generator = SystemRandomNumberGenerator()
+        var names: Set = ["1700000000.M1", "1700000000.M12", "1700000000.M12345678", "1700000000.M12345678.host:2,S",
+                          "1700000000.M12345678.host:2,RS", "1700000000.M12345678.host:2,", "1700000000.M12345679.host",
+                          "1700000000.M1234567.host", "1700000000.M1:2,S"]
+        while names.count < 600 {
+            // Two letters: many names share the 8 bytes after the common start.
+            let length = Int.random(in: 0...20, using: &generator)
+            names.insert("1700000000.M" + String((0..<length).map { _ in ".0".randomElement(using: &generator)! }))
+        }
+        for name in names { try write("new", name) }
+        var reader = try MaildirReader(path: root)
+        XCTAssertEqual(try subjects(&reader), names.sorted())
+    }
+
     /// A folder with a name that is not ASCII keeps String's order, which is not the bytes'
     /// order: "e" + U+0301 is "é" (after "f"), and a byte that is not UTF-8 (carried as
     /// U+10FFxx) comes after U+10000. Sorting these names as bytes gives another order.

@@ -107,10 +107,7 @@ package struct MaildirReader: MessageReader {
             names.withUnsafeBufferPointer { names in
                 let base = names.baseAddress!
                 if allASCII {
-                    entries[first...].sort { a, b in
-                        let order = memcmp(base + a.start, base + b.start, Int(min(a.length, b.length)))
-                        return order != 0 ? order < 0 : a.length < b.length
-                    }
+                    Self.sortASCII(&entries[first...], names: base)
                 } else {
                     // Swift's sort is stable: names equal as Strings (canonically equivalent)
                     // keep their directory order, as when the whole listing was sorted.
@@ -121,6 +118,38 @@ package struct MaildirReader: MessageReader {
                     entries.replaceSubrange(first..., with: keyed.map(\.entry))
                 }
             }
+        }
+
+        /// Sorts entries whose names are ASCII in the order of their bytes. Maildir names of a
+        /// folder share their first bytes (`17000…`): the 8 bytes after what all of them share
+        /// are a number compared first, and memcmp looks at the rest only on a tie (the sort of
+        /// 20 000 names was ~1 300 instructions a name with memcmp on whole names).
+        private static func sortASCII(_ entries: inout ArraySlice<Entry>, names base: UnsafePointer<UInt8>) {
+            guard let firstEntry = entries.first else { return }
+            var common = Int(firstEntry.length)
+            for entry in entries.dropFirst() {
+                var k = 0
+                let limit = min(common, Int(entry.length))
+                while k < limit && base[firstEntry.start + k] == base[entry.start + k] { k += 1 }
+                common = k
+            }
+            let skip = common + 8
+            var keyed = entries.map { entry -> (key: UInt64, entry: Entry) in
+                var key: UInt64 = 0
+                let length = Int(entry.length)
+                for k in common ..< skip { key = key << 8 | UInt64(k < length ? base[entry.start + k] : 0) }
+                return (key, entry)
+            }
+            keyed.sort { a, b in
+                if a.key != b.key { return a.key < b.key }
+                // Equal keys: names have no NUL, so a name that ends inside its key ends at the
+                // same place as the other one (they are equal): only longer names reach here.
+                let la = Int(a.entry.length), lb = Int(b.entry.length)
+                guard la > skip && lb > skip else { return la < lb }
+                let order = memcmp(base + a.entry.start + skip, base + b.entry.start + skip, min(la, lb) - skip)
+                return order != 0 ? order < 0 : la < lb
+            }
+            for (offset, element) in keyed.enumerated() { entries[entries.startIndex + offset] = element.entry }
         }
 
         /// Calls `body` with the name of `entry` (NUL-terminated just past its end).
