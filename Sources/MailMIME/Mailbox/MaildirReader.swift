@@ -70,7 +70,17 @@ package struct MaildirReader: MessageReader {
                 throw MailboxError(.notAMaildir, path: path, detail: "no cur/ or new/ subdirectory")
             }
             self.folders = folders
-            self.names = names
+            // The names again, in reading order: the scan then reads them front to back, not
+            // in directory (hash) order, where each name was a cache miss in the kernel's
+            // copy of the name at openat (strncpy_from_user, ~5 ms for 20 000 files).
+            var ordered: [UInt8] = []
+            ordered.reserveCapacity(names.count)
+            for k in entries.indices {
+                let start = entries[k].start
+                entries[k].start = ordered.count
+                ordered.append(contentsOf: names[start ..< start + Int(entries[k].length) + 1])
+            }
+            self.names = ordered
             self.entries = entries
         }
 
