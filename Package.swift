@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
         // The pass library on a PostgreSQL server (PassStorePostgres only).
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        // SHA-1/SHA-256 (Support's Digest) on BoringSSL, linked statically: no OpenSSL provider set-up
+        // for hashing. Already in the graph through postgres-nio; the same URL as its pin.
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
     ],
     targets: [
         // C libraries from Debian (libssl-dev, libzip-dev, libmagic-dev).
@@ -42,9 +45,9 @@ let package = Package(
         .target(name: "CMagicLazy", dependencies: ["CMagic"]),
         .target(name: "CSQLiteLazy"),
 
-        // Below WalletPass and PassStore: the one SHA-256/hex (OpenSSL), changeMessage formatter and
-        // write-everything / read-to-the-end loop over a file descriptor.
-        .target(name: "Support", dependencies: ["COpenSSL"]),
+        // Below WalletPass and PassStore: the one SHA-1/SHA-256/hex (swift-crypto), changeMessage
+        // formatter and write-everything / read-to-the-end loop over a file descriptor.
+        .target(name: "Support", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Streaming RFC 5322 / MIME parser and mailbox readers. Pure Swift, no dependencies.
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
