@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// What the conduit hands the library: one opened pass, its original bytes and the metadata
 /// extracted from it. PassStore does not open passes itself (it does not import WalletPass).
@@ -20,7 +21,13 @@ package struct PassRecord: Sendable, Equatable {
     package var voided: Bool
     package var signerSubject: String?
     package var signingTime: Date?
-    package var fields: [StoredField]
+    /// The pass's fields as shown, made when first read: the conduit defers them
+    /// (`PassRecordMapping`), as staging an offer or asking `contains` never reads them.
+    package var deferredFields: Deferred<[StoredField]>
+    package var fields: [StoredField] {
+        get { deferredFields.value }
+        set { deferredFields = Deferred(value: newValue) }
+    }
     package var source: PassSource?
 
     package init(id: PassID, teamIdentifier: String, status: String, bytes: [UInt8], sha256: String,
@@ -41,7 +48,7 @@ package struct PassRecord: Sendable, Equatable {
         self.voided = voided
         self.signerSubject = signerSubject
         self.signingTime = signingTime
-        self.fields = fields
+        deferredFields = Deferred(value: fields)
         self.source = source
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// The metadata a conduit shows for a pass: localized, with the icon and the signer.
 package struct PassInfo: Sendable, Equatable {
@@ -27,12 +28,35 @@ package struct PassInfo: Sendable, Equatable {
     package var barcodes: [PassBarcode]
     /// The legacy `barcode` (altText localized), also when `barcodes` is present.
     package var legacyBarcode: PassBarcode?
-    package var headerFields: [PassField]
-    package var primaryFields: [PassField]
-    package var secondaryFields: [PassField]
-    package var auxiliaryFields: [PassField]
-    package var backFields: [PassField]
-    package var additionalInfoFields: [PassField]
+    /// The six field groups as shown (localized, formatted), rendered on first read: rendering a
+    /// date field looks up the device's time zone (~1.6 M instructions the first time, issue 14),
+    /// and the delivery filter's usual path (stage an offer) reads no field. The groups below read
+    /// and write it.
+    var shownFields: Deferred<PassDocument.Fields>
+    package var headerFields: [PassField] {
+        get { shownFields.value.headerFields }
+        set { updateFields { $0.headerFields = newValue } }
+    }
+    package var primaryFields: [PassField] {
+        get { shownFields.value.primaryFields }
+        set { updateFields { $0.primaryFields = newValue } }
+    }
+    package var secondaryFields: [PassField] {
+        get { shownFields.value.secondaryFields }
+        set { updateFields { $0.secondaryFields = newValue } }
+    }
+    package var auxiliaryFields: [PassField] {
+        get { shownFields.value.auxiliaryFields }
+        set { updateFields { $0.auxiliaryFields = newValue } }
+    }
+    package var backFields: [PassField] {
+        get { shownFields.value.backFields }
+        set { updateFields { $0.backFields = newValue } }
+    }
+    package var additionalInfoFields: [PassField] {
+        get { shownFields.value.additionalInfoFields }
+        set { updateFields { $0.additionalInfoFields = newValue } }
+    }
     package var webServiceURL: String?
     /// Whether the pass can fetch updates of itself (`webServiceURL` with an `authenticationToken`).
     package var canUpdate: Bool
@@ -46,6 +70,13 @@ package struct PassInfo: Sendable, Equatable {
     package var languages: [String]
     /// The whole pass.json model, unlocalized.
     package var document: PassDocument
+
+    /// A new box: a copy of this info shares the old one, which must not change under it.
+    private mutating func updateFields(_ change: (inout PassDocument.Fields) -> Void) {
+        var fields = shownFields.value
+        change(&fields)
+        shownFields = Deferred(value: fields)
+    }
 
     /// Every field in display order (header, primary, secondary, auxiliary, back, additional info).
     package var allFields: [PassField] {

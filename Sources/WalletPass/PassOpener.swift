@@ -157,8 +157,19 @@ package struct PassOpener: Sendable {
                 notes.append("\(language).lproj/pass.strings could be read only in part: \(problem).")
             }
         }
-        let localize: (String) -> String = { table[$0] ?? $0 }
-        let render: ([PassField]) -> [PassField] = { $0.map { FieldRenderer.render($0, localize: localize) } }
+        let localize: @Sendable (String) -> String = { [table] in table[$0] ?? $0 }
+        // Rendered when first read (PassInfo.shownFields): a date field needs the device's zone.
+        let shownFields = Deferred { [fields = d.fields] in
+            let render: ([PassField]) -> [PassField] = { $0.map { FieldRenderer.render($0, localize: localize) } }
+            var shown = fields
+            shown.headerFields = render(fields.headerFields)
+            shown.primaryFields = render(fields.primaryFields)
+            shown.secondaryFields = render(fields.secondaryFields)
+            shown.auxiliaryFields = render(fields.auxiliaryFields)
+            shown.backFields = render(fields.backFields)
+            shown.additionalInfoFields = render(fields.additionalInfoFields)
+            return shown
+        }
         var barcodes = d.barcodes
         for i in barcodes.indices { barcodes[i].altText = barcodes[i].altText.map(localize) }
         var legacyBarcode = d.legacyBarcode
@@ -175,9 +186,7 @@ package struct PassOpener: Sendable {
             relevantDates: d.relevantDates, expirationDate: d.expirationDate?.date, voided: d.voided,
             foregroundColor: foreground, backgroundColor: d.backgroundColor?.hex,
             labelColor: d.labelColor?.hex ?? foreground, barcodes: barcodes, legacyBarcode: legacyBarcode,
-            headerFields: render(d.fields.headerFields), primaryFields: render(d.fields.primaryFields),
-            secondaryFields: render(d.fields.secondaryFields), auxiliaryFields: render(d.fields.auxiliaryFields),
-            backFields: render(d.fields.backFields), additionalInfoFields: render(d.fields.additionalInfoFields),
+            shownFields: shownFields,
             webServiceURL: d.webServiceURL, canUpdate: d.webServiceURL != nil && d.authenticationToken != nil,
             signer: nil, icon: images.image("icon", scale: 3, ignoringCase: false), images: images, language: language,
             languages: folders.sorted(), document: d)

@@ -42,4 +42,28 @@ final class PassRecordMappingTests: XCTestCase {
         let record = try XCTUnwrap(PassRecordMapping.record(verdict: verdict, bytes: [], source: nil, receivedAt: Date(timeIntervalSince1970: 0)))
         XCTAssertEqual(record.fields.map(\.key), ["h", "p", "s", "a", "b", "i"])
     }
+    /// The record's fields are made when the library stores them: asking `contains` and staging
+    /// an offer (all the delivery filter does with a new pass) never render them, so the filter
+    /// does not look up the device's time zone (issue 14). Stored, they are the shown fields.
+    func testALookupAndAnOfferLeaveTheFieldsUnrendered() throws {
+        let trust = try TrustStore.load(directories: [Samples.path("ca/trust")])
+        let bytes = try Samples.bytes("passes/event-ticket.pkpass")
+        let verdict = PassOpener(trust: trust).open(bytes)
+        XCTAssertEqual(verdict.status, .valid)
+        let record = try XCTUnwrap(PassRecordMapping.record(verdict: verdict, bytes: bytes, source: nil,
+                                                            receivedAt: Date(timeIntervalSince1970: 0)))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pc-record-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = try PassLibrary(path: dir.appendingPathComponent("library.sqlite").path)
+        XCTAssertEqual(try library.contains(record), .new)
+        try library.stageOffer(record)
+        XCTAssertFalse(record.deferredFields.isComputed)
+        let stored = try library.add(record)
+        XCTAssertTrue(record.deferredFields.isComputed)
+        let info = try XCTUnwrap(verdict.pass)
+        XCTAssertEqual(stored.fields, info.allFields.map {
+            StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage)
+        })
+        XCTAssertEqual(stored.fields.first?.key, "date")
+    }
 }

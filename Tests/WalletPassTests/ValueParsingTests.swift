@@ -65,6 +65,49 @@ final class ValueParsingTests: XCTestCase {
         XCTAssertNil(PassField(try! JSONReader.parse(Array(#"{"value":"no key"}"#.utf8)).get()))
     }
 
+    /// The device's zone is looked up only for a date shown in it (the first `TimeZone.current`
+    /// costs ~1.6 M instructions, issue 14); such a date still renders in the zone given.
+    func testTheDeviceZoneIsReadOnlyForADateShownInIt() {
+        var lookups = 0
+        func zone() -> TimeZone { lookups += 1; return TimeZone(identifier: "America/New_York")! }
+        func render(_ json: String) -> String {
+            let field = PassField(try! JSONReader.parse(Array(json.utf8)).get())!
+            return FieldRenderer.render(field, localize: { $0 }, deviceZone: zone()).value
+        }
+        XCTAssertEqual(render(#"{"key":"a","value":"K"}"#), "K")
+        XCTAssertEqual(render(#"{"key":"a","value":49.5,"currencyCode":"EUR"}"#), "49.50 EUR")
+        XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00+02:00"}"#), "2026-06-12T20:00+02:00")
+        XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00","dateStyle":"PKDateStyleMedium"}"#), "12 Jun 2026")
+        XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00+02:00","timeStyle":"PKDateStyleShort","ignoresTimeZone":true}"#),
+                       "20:00")
+        XCTAssertEqual(lookups, 0)
+        XCTAssertEqual(render(#"{"key":"a","value":"2026-06-12T20:00+02:00","dateStyle":"PKDateStyleMedium","timeStyle":"PKDateStyleShort"}"#),
+                       "12 Jun 2026, 14:00")
+        XCTAssertEqual(lookups, 1)
+    }
+
+    /// An opened pass renders its fields when they are first read, in the device's zone, the same
+    /// as rendering each field at once; a copy of the info shares them, a change to one copy
+    /// stays in it.
+    func testOpenedPassFieldsAreRenderedWhenFirstRead() throws {
+        let opener = PassOpener(trust: TestSupport.trust)
+        var info = try XCTUnwrap(opener.open(TestSupport.sample("event-ticket.pkpass")).pass)
+        XCTAssertFalse(info.shownFields.isComputed)
+        let copy = info
+        let written = try XCTUnwrap(info.document.fields.headerFields.first)
+        XCTAssertEqual(written.dateStyle, "PKDateStyleMedium", "the sample's header field is a date shown in the device's zone")
+        XCTAssertEqual(info.headerFields.first?.value,
+                       FieldRenderer.render(written, localize: { $0 }, deviceZone: TimeZone.current).value)
+        XCTAssertTrue(copy.shownFields.isComputed)
+        XCTAssertEqual(info.allFields.map(\.key), info.document.fields.all.map(\.key))
+        info.headerFields[0].value = "changed"
+        XCTAssertEqual(info.headerFields.first?.value, "changed")
+        XCTAssertNotEqual(copy.headerFields.first?.value, "changed")
+        XCTAssertNotEqual(info, copy)
+        info.headerFields = copy.headerFields
+        XCTAssertEqual(info, copy)
+    }
+
     func testPNGSizeComesFromAValidHeaderOnly() throws {
         let icon = try XCTUnwrap(PassArchive.open(TestSupport.sample("generic.pkpass"), limits: .default).get()["icon@3x.png"])
         XCTAssertEqual(PassImage.pngSize(icon)?.width, 87)

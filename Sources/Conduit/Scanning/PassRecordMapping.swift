@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import Support
 import WalletPass
 
 /// PassStore does not import WalletPass: the conduit maps an opened pass to what the library stores.
@@ -7,17 +8,21 @@ package enum PassRecordMapping {
     /// nil when pass.json could not be read (nothing to identify the pass by).
     package static func record(verdict: PassVerdict, bytes: [UInt8], source: PassSourceInfo?, receivedAt: Date) -> PassRecord? {
         guard let info = verdict.pass else { return nil }
-        let fields = info.allFields.map { StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage) }
         let origin = source.map {
             PassSource(messageID: $0.messageID, subject: $0.subject,
                        file: $0.input == "-" ? nil : $0.input, receivedAt: receivedAt)
         }
-        return PassRecord(
+        var record = PassRecord(
             id: PassID(passTypeIdentifier: info.passTypeIdentifier, serialNumber: info.serialNumber),
             teamIdentifier: info.teamIdentifier, status: verdict.status.rawValue, bytes: bytes, sha256: verdict.sha256,
             organizationName: info.organizationName, description: info.description, kind: info.kind.rawValue,
             relevantDate: info.relevantDate, expirationDate: info.expirationDate, voided: info.voided,
             signerSubject: info.signer?.subject, signingTime: info.signer?.signingTime,
-            fields: fields, source: origin)
+            source: origin)
+        // Made when the library stores them (add, replace); an offer or a lookup never reads them.
+        record.deferredFields = Deferred {
+            info.allFields.map { StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage) }
+        }
+        return record
     }
 }
