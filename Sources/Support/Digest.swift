@@ -3,9 +3,11 @@ import Foundation
 
 /// SHA-1 / SHA-256 through swift-crypto (BoringSSL, linked statically), and lowercase hex: the one
 /// digest and hex encoder of the project (WalletPass checks manifests with it, PassStore checks
-/// stored bytes). Not OpenSSL's EVP interface: its first EVP_MD_fetch set up the provider and the
-/// method store (~3.5 M instructions on the delivery filter's path with a pass, more than
-/// hashing the whole pass), and the libcrypto it dlopen()s is needed only to verify signatures.
+/// stored bytes). Not OpenSSL's EVP interface: its first EVP_MD_fetch sets up OpenSSL 3's provider
+/// and method store (~3.5 M instructions, more than hashing a whole pass), and the libcrypto it
+/// dlopen()s is needed only to verify signatures. Commands that hash without verifying (`export`:
+/// -24 % instructions) no longer load it; on a path that verifies, decoding the first certificate
+/// pays that set-up instead, so the filter with a pass costs the same (Benchmarks/filter/README.md).
 package enum Digest {
     package enum Algorithm: String, Sendable { case sha1 = "SHA-1", sha256 = "SHA-256" }
 
