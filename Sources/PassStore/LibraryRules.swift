@@ -52,7 +52,8 @@ package enum LibraryRules {
             throw LibraryError(.refused, "\(operation): the pass is \(r.bytes.count) bytes, more than the library's limit of \(maxPassBytes)",
                                path: path)
         }
-        guard Digest.isSHA256Hex(r.sha256), Digest.sha256Hex(r.bytes) == r.sha256 else {
+        guard Digest.isSHA256Hex(r.sha256),
+              r.hashed?.proves(r.sha256, for: r.bytes) == true || Digest.sha256Hex(r.bytes) == r.sha256 else {
             throw LibraryError(.refused, "\(operation): the SHA-256 given for \(r.id) does not match its bytes", path: path)
         }
         return r

@@ -10,8 +10,10 @@ package struct PassRecord: Sendable, Equatable {
     package var status: String
     /// The original .pkpass bytes, exported byte-identical.
     package var bytes: [UInt8]
-    /// Lowercase hex SHA-256 of `bytes`. The library checks it.
+    /// Lowercase hex SHA-256 of `bytes`. The library checks it, by hashing `bytes` unless
+    /// `hashed` proves it (the opener's own hash of these very bytes).
     package var sha256: String
+    package var hashed: HashedBytes?
     package var organizationName: String
     package var description: String
     /// The style key of pass.json ("boardingPass", "eventTicket"...).

@@ -26,7 +26,13 @@ package struct PassOpener: Sendable {
     }
 
     package func open(_ bytes: [UInt8]) -> PassVerdict {
-        let sha256 = Digest.hex(.sha256, bytes)
+        open(HashedBytes(bytes))
+    }
+
+    /// Opens bytes already hashed (the caller keeps `hashed` to hand the library its proof).
+    package func open(_ hashed: HashedBytes) -> PassVerdict {
+        let bytes = hashed.bytes
+        let sha256 = hashed.sha256
         func refuse(_ error: PassError, _ info: PassInfo? = nil, _ notes: [String] = [],
                     status: PassStatus = .invalid) -> PassVerdict {
             PassVerdict(status: status, error: error, pass: info, notes: notes, sha256: sha256)

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import XCTest
 @testable import Conduit
 import PassStore
@@ -65,5 +66,17 @@ final class PassRecordMappingTests: XCTestCase {
             StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage)
         })
         XCTAssertEqual(stored.fields.first?.key, "date")
+    }
+
+    /// A scanned pass's record carries the opener's hash of its very bytes, so the library's
+    /// digest check does not hash the pass a second time (issue 14), and the proof is of the right
+    /// bytes.
+    func testAScannedPassHandsTheLibraryTheProofOfItsDigest() throws {
+        let bytes = try Samples.bytes("passes/event-ticket.pkpass")
+        let found = try Samples.scanner().scanPassBytes(bytes, kind: .pass, source: PassSourceInfo(input: "event-ticket.pkpass"))
+        let record = try XCTUnwrap(found.first?.record)
+        XCTAssertEqual(record.sha256, Digest.sha256Hex(bytes))
+        let proof = try XCTUnwrap(record.hashed, "the record carries the opener's hash")
+        XCTAssertTrue(proof.proves(record.sha256, for: record.bytes))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import XCTest
 @testable import PassStore
 
@@ -60,6 +61,34 @@ final class AddTests: XCTestCase {
         assertLibraryError(.refused, try library.add(record))
         record.sha256 = "not hex"
         assertLibraryError(.refused, try library.add(record))
+    }
+
+    /// The opener's hash is a proof only for the very bytes it hashed: a record whose bytes or
+    /// digest changed after it was made is hashed and checked again.
+    func testAHashedBytesProofCoversOnlyTheBytesItHashed() throws {
+        let library = try makeLibrary(TempDir())
+        var record = try Fixture.sata()
+        let proof = HashedBytes(record.bytes)
+        XCTAssertEqual(proof.sha256, record.sha256)
+        XCTAssertTrue(proof.proves(record.sha256, for: record.bytes))
+        XCTAssertFalse(proof.proves(try Fixture.skyport().sha256, for: record.bytes), "another digest")
+        XCTAssertFalse(proof.proves(record.sha256, for: Array(record.bytes.dropLast())), "other bytes")
+        XCTAssertFalse(proof.proves(record.sha256, for: record.bytes.map { $0 }), "equal bytes in other storage are not proven, only rehashed")
+
+        // A wrong digest with a proof of the right one: refused.
+        var wrong = record
+        wrong.hashed = proof
+        wrong.sha256 = try Fixture.skyport().sha256
+        assertLibraryError(.refused, try library.add(wrong))
+        // The bytes changed after hashing (the array copies on write): refused, not waved through.
+        var changed = record
+        changed.hashed = proof
+        changed.bytes[changed.bytes.count / 2] ^= 0xFF
+        XCTAssertFalse(proof.proves(changed.sha256, for: changed.bytes))
+        assertLibraryError(.refused, try library.add(changed))
+        // The proven record itself is stored.
+        record.hashed = proof
+        XCTAssertNoThrow(try library.add(record))
     }
 
     func testPassLargerThanTheLimitIsRefused() throws {

@@ -6,7 +6,9 @@ import WalletPass
 /// PassStore does not import WalletPass: the conduit maps an opened pass to what the library stores.
 package enum PassRecordMapping {
     /// nil when pass.json could not be read (nothing to identify the pass by).
-    package static func record(verdict: PassVerdict, bytes: [UInt8], source: PassSourceInfo?, receivedAt: Date) -> PassRecord? {
+    /// `hashed`: the opener's hash of `bytes`, kept so the library need not hash them again.
+    package static func record(verdict: PassVerdict, bytes: [UInt8], hashed: HashedBytes? = nil, source: PassSourceInfo?,
+                               receivedAt: Date) -> PassRecord? {
         guard let info = verdict.pass else { return nil }
         let origin = source.map {
             PassSource(messageID: $0.messageID, subject: $0.subject,
@@ -19,6 +21,7 @@ package enum PassRecordMapping {
             relevantDate: info.relevantDate, expirationDate: info.expirationDate, voided: info.voided,
             signerSubject: info.signer?.subject, signingTime: info.signer?.signingTime,
             source: origin)
+        record.hashed = hashed
         // Made when the library stores them (add, replace); an offer or a lookup never reads them.
         record.deferredFields = Deferred {
             info.allFields.map { StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage) }

@@ -1,6 +1,7 @@
 import Foundation
 import MailMIME
 import PassStore
+import Support
 import WalletPass
 
 /// The scanning pipeline for one message or one pass: MIME parts -> detection -> open and verify
@@ -96,7 +97,8 @@ package struct PassScanner: Sendable {
     package func scanPassBytes(_ bytes: [UInt8], kind: CandidateKind, source: PassSourceInfo) -> [FoundPass] {
         switch kind {
         case .pass:
-            return [finish(opener.open(bytes), bytes: bytes, source: source)]
+            let hashed = HashedBytes(bytes)   // once: the verdict's identity and the library's proof
+            return [finish(opener.open(hashed), bytes: bytes, hashed: hashed, source: source)]
         case .bundle:
             // Each member comes with its own inflated bytes (what the library stores and exports).
             // A bundle that could not be read gives one nameless member, without bytes, carrying
@@ -295,8 +297,10 @@ package struct PassScanner: Sendable {
     /// Adds the record and the library state to a verdict.
     /// `storable` is false when the pass's own bytes are not at hand (a bundle member that
     /// could not be unpacked): then there is no record to store.
-    func finish(_ verdict: PassVerdict, bytes: [UInt8], source: PassSourceInfo, storable: Bool = true) -> FoundPass {
-        let record = storable ? PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: now()) : nil
+    func finish(_ verdict: PassVerdict, bytes: [UInt8], hashed: HashedBytes? = nil, source: PassSourceInfo,
+                storable: Bool = true) -> FoundPass {
+        let record = storable ? PassRecordMapping.record(verdict: verdict, bytes: bytes, hashed: hashed, source: source,
+                                                         receivedAt: now()) : nil
         var state: LibraryState?
         var problem: LibraryError?
         if verdict.status != .invalid, let record, let library {
