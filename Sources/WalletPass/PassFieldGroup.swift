@@ -43,6 +43,19 @@ package enum PassFieldGroup: String, CaseIterable, Sendable {
         }
     }
 
+    /// Replaces the group's fields in `fields` (the one switch that writes a group, beside the ones
+    /// that read it).
+    package func set(_ value: [PassField], in fields: inout PassDocument.Fields) {
+        switch self {
+        case .header: fields.headerFields = value
+        case .primary: fields.primaryFields = value
+        case .secondary: fields.secondaryFields = value
+        case .auxiliary: fields.auxiliaryFields = value
+        case .back: fields.backFields = value
+        case .additionalInfo: fields.additionalInfoFields = value
+        }
+    }
+
     /// The group's fields as pass.json has them.
     package func fields(of fields: PassDocument.Fields) -> [PassField] {
         switch self {

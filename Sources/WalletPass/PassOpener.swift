@@ -166,14 +166,10 @@ package struct PassOpener: Sendable {
         let localize: @Sendable (String) -> String = { [table] in table[$0] ?? $0 }
         // Rendered when first read (PassInfo.shownFields): a date field needs the device's zone.
         let shownFields = Deferred { [fields = d.fields] in
-            let render: ([PassField]) -> [PassField] = { $0.map { FieldRenderer.render($0, localize: localize) } }
             var shown = fields
-            shown.headerFields = render(fields.headerFields)
-            shown.primaryFields = render(fields.primaryFields)
-            shown.secondaryFields = render(fields.secondaryFields)
-            shown.auxiliaryFields = render(fields.auxiliaryFields)
-            shown.backFields = render(fields.backFields)
-            shown.additionalInfoFields = render(fields.additionalInfoFields)
+            for group in PassFieldGroup.allCases {
+                group.set(group.fields(of: fields).map { FieldRenderer.render($0, localize: localize) }, in: &shown)
+            }
             return shown
         }
         var barcodes = d.barcodes
