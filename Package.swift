@@ -55,7 +55,7 @@ let package = Package(
         // Pass dates as RFC 5545 calendar events (the `calendar` command).
         .target(name: "PassCalendar", dependencies: ["WalletPass", "Support"]),
         // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
-        .target(name: "Barcodes", dependencies: ["CZint", "CZintLazy", "WalletPass"]),
+        .target(name: "Barcodes", dependencies: ["CZint", "CZintLazy", "Support", "WalletPass"]),
         // `send`: one pass served once over HTTP (SwiftNIO). The only target that listens on a socket.
         .target(name: "PassSend", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -77,7 +77,7 @@ let package = Package(
         ]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
         // Knows nothing of mail or the library.
-        .target(name: "PassRender", dependencies: ["WalletPass", "CCairo", "CCairoLazy"]),
+        .target(name: "PassRender", dependencies: ["WalletPass", "CCairo", "CCairoLazy", "Support"]),
         // The delivery filter as a process around a plan: scan (worker, report codec), library
         // policy, header edits, settings, spool. No process plumbing: `passconduit filter` owns
         // arguments, signals and exit codes (Sources/passconduit/Filter/), a milter would own its own.

@@ -1,6 +1,7 @@
 import CZint
 import CZintLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 import Foundation
+import Support
 import WalletPass
 
 /// Turns a pass's barcode into modules with libzint, the way GNOME Passes does: the message
@@ -9,6 +10,9 @@ import WalletPass
 /// every Wallet symbology is ISO-8859-1; gate and cash-desk scanners reject ECI'd symbols).
 /// zint's warnings are turned into errors (`WARN_FAIL_ALL`), so an automatic ECI fails loudly.
 package enum BarcodeEncoder {
+    /// libzint, loaded on first use (CZintLazy).
+    package static let library = NativeLibrary(purpose: "drawing barcodes", load: czintlazy_load)
+
     /// Bar height of a linear code in modules: zint's default, 50X (about 15 % of a 30-character
     /// Code 128's width, above the 15 % ISO/IEC 15417 recommends for hand-held scanning).
     package static let defaultBarHeight = 50
@@ -37,6 +41,9 @@ package enum BarcodeEncoder {
         }
         guard bytes.count <= format.maximumBytes else {
             throw BarcodeError.tooLong(format, bytes: bytes.count, limit: format.maximumBytes)
+        }
+        do { try library.load() } catch {
+            throw BarcodeError(code: .encoderFailed, message: error.message, detail: error.detail)
         }
         guard let symbol = ZBarcode_Create() else {
             throw BarcodeError.encoderFailed(format, status: -1, text: "ZBarcode_Create returned NULL")

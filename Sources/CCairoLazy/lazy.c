@@ -9,20 +9,127 @@
 
 int ccairolazy_linked(void) { return 78; }
 
-static void *lazy_symbol(const char *name) {
-    static void *handle;
-    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+/* The functions the trampolines call: all of them are looked up by ccairolazy_load(), so a
+   library without one of them is an error there, never an abort at the first call. */
+static const char *const lazy_names[] = {
+    "cairo_arc",
+    "cairo_arc_negative",
+    "cairo_clip",
+    "cairo_clip_preserve",
+    "cairo_close_path",
+    "cairo_create",
+    "cairo_destroy",
+    "cairo_fill",
+    "cairo_fill_preserve",
+    "cairo_font_options_create",
+    "cairo_font_options_destroy",
+    "cairo_font_options_set_hint_metrics",
+    "cairo_font_options_set_hint_style",
+    "cairo_get_source",
+    "cairo_image_surface_create",
+    "cairo_image_surface_create_from_png_stream",
+    "cairo_image_surface_get_data",
+    "cairo_image_surface_get_height",
+    "cairo_image_surface_get_stride",
+    "cairo_image_surface_get_width",
+    "cairo_line_to",
+    "cairo_move_to",
+    "cairo_new_path",
+    "cairo_new_sub_path",
+    "cairo_paint",
+    "cairo_pattern_set_extend",
+    "cairo_pattern_set_filter",
+    "cairo_pdf_surface_create_for_stream",
+    "cairo_pdf_surface_set_metadata",
+    "cairo_rectangle",
+    "cairo_restore",
+    "cairo_save",
+    "cairo_scale",
+    "cairo_set_antialias",
+    "cairo_set_font_options",
+    "cairo_set_line_width",
+    "cairo_set_source_rgba",
+    "cairo_set_source_surface",
+    "cairo_show_page",
+    "cairo_status_to_string",
+    "cairo_stroke",
+    "cairo_surface_destroy",
+    "cairo_surface_finish",
+    "cairo_surface_flush",
+    "cairo_surface_status",
+    "cairo_svg_surface_create_for_stream",
+    "cairo_svg_surface_set_document_unit",
+    "cairo_translate",
+    "g_object_unref",
+    "pango_cairo_create_layout",
+    "pango_cairo_show_layout",
+    "pango_font_description_free",
+    "pango_font_description_new",
+    "pango_font_description_set_absolute_size",
+    "pango_font_description_set_family",
+    "pango_font_description_set_weight",
+    "pango_layout_get_size",
+    "pango_layout_set_alignment",
+    "pango_layout_set_auto_dir",
+    "pango_layout_set_ellipsize",
+    "pango_layout_set_font_description",
+    "pango_layout_set_height",
+    "pango_layout_set_text",
+    "pango_layout_set_width",
+    "pango_layout_set_wrap",
+    "png_create_info_struct",
+    "png_create_write_struct",
+    "png_destroy_write_struct",
+    "png_error",
+    "png_get_io_ptr",
+    "png_set_IHDR",
+    "png_set_compression_level",
+    "png_set_filter",
+    "png_set_longjmp_fn",
+    "png_set_write_fn",
+    "png_write_end",
+    "png_write_info",
+    "png_write_row",
+};
+static void *lazy_handle;
+
+/* Loads libpangocairo-1.0.so.0 and looks up every function the trampolines call. 0 when it is usable;
+   else -1 with a sentence in `message` naming the library and the missing file or function
+   (the shape of systemd's dlopen_many_sym_or_warn). Safe to call again, from any thread.
+   PASSCONDUIT_LAZY_LIBRARY_DIR=DIR loads it from DIR only: how the tests make it missing. */
+int ccairolazy_load(char *message, unsigned long size) {
+    if (__atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE)) return 0;
+    const char *soname = "libpangocairo-1.0.so.0";
+    char path[4096];
+    const char *dir = getenv("PASSCONDUIT_LAZY_LIBRARY_DIR");
+    if (dir && *dir) snprintf(path, sizeof path, "%s/%s", dir, soname); else snprintf(path, sizeof path, "%s", soname);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        h = dlopen("libpangocairo-1.0.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror(); fprintf(stderr, "passconduit: cannot load libpangocairo-1.0.so.0: %s\n", why ? why : "?");
-            abort();
-        }
-        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+        const char *why = dlerror();
+        snprintf(message, size, "cannot load %s: %s", soname, why ? why : "not found");
+        return -1;
     }
-    void *p = dlsym(h, name);
-    if (!p) { fprintf(stderr, "passconduit: %s not found in libpangocairo-1.0.so.0\n", name); abort(); }
-    return p;
+    for (unsigned long i = 0; i < sizeof lazy_names / sizeof lazy_names[0]; i++) {
+        if (!dlsym(h, lazy_names[i])) {
+            snprintf(message, size, "%s lacks the function %s (another version of the library?)", soname, lazy_names[i]);
+            dlclose(h);
+            return -1;
+        }
+    }
+    __atomic_store_n(&lazy_handle, h, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A trampoline's first call. Callers run ccairolazy_load() first and report its error;
+   reaching the abort means a caller forgot to (a bug), never a missing library met first here. */
+static void *lazy_symbol(const char *name) {
+    void *h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    if (!h) {
+        char why[1024];
+        if (ccairolazy_load(why, sizeof why) != 0) { fprintf(stderr, "passconduit: %s\n", why); abort(); }
+        h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    }
+    return dlsym(h, name);
 }
 
 __attribute__((visibility("hidden"))) void cairo_arc(cairo_t *cr, double xc, double yc, double radius, double angle1, double angle2) {

@@ -9,26 +9,148 @@
 
 int ccryptolazy_linked(void) { return 92; }
 
-static void *lazy_symbol(const char *name) {
-    static void *handle;
-    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+/* The functions the trampolines call: all of them are looked up by ccryptolazy_load(), so a
+   library without one of them is an error there, never an abort at the first call. */
+static const char *const lazy_names[] = {
+    "ASN1_OBJECT_free",
+    "ASN1_STRING_get0_data",
+    "ASN1_STRING_length",
+    "ASN1_STRING_to_UTF8",
+    "ASN1_TIME_to_tm",
+    "BIO_ctrl",
+    "BIO_free",
+    "BIO_new",
+    "BIO_new_mem_buf",
+    "BIO_s_mem",
+    "CMS_ContentInfo_free",
+    "CMS_SignerInfo_get0_algs",
+    "CMS_get0_SignerInfos",
+    "CMS_get0_content",
+    "CMS_get0_signers",
+    "CMS_get0_type",
+    "CMS_get1_certs",
+    "CMS_signed_get_attr",
+    "CMS_signed_get_attr_by_NID",
+    "CMS_verify",
+    "CRYPTO_free",
+    "ERR_clear_error",
+    "ERR_get_error_all",
+    "ERR_reason_error_string",
+    "EVP_Digest",
+    "EVP_MD_fetch",
+    "EVP_sha1",
+    "EVP_sha256",
+    "EXTENDED_KEY_USAGE_free",
+    "OBJ_cmp",
+    "OBJ_nid2sn",
+    "OBJ_obj2nid",
+    "OBJ_txt2obj",
+    "OPENSSL_sk_free",
+    "OPENSSL_sk_new_null",
+    "OPENSSL_sk_num",
+    "OPENSSL_sk_pop_free",
+    "OPENSSL_sk_push",
+    "OPENSSL_sk_value",
+    "PEM_read_bio",
+    "PEM_read_bio_X509",
+    "X509_ALGOR_get0",
+    "X509_ATTRIBUTE_get0_type",
+    "X509_EXTENSION_get_data",
+    "X509_LOOKUP_get_method_data",
+    "X509_LOOKUP_get_store",
+    "X509_LOOKUP_meth_new",
+    "X509_LOOKUP_meth_set_get_by_subject",
+    "X509_LOOKUP_set_method_data",
+    "X509_NAME_ENTRY_get_data",
+    "X509_NAME_cmp",
+    "X509_NAME_free",
+    "X509_NAME_get0_der",
+    "X509_NAME_get_entry",
+    "X509_NAME_get_index_by_NID",
+    "X509_NAME_print_ex",
+    "X509_OBJECT_get0_X509",
+    "X509_OBJECT_retrieve_by_subject",
+    "X509_OBJECT_set1_X509",
+    "X509_STORE_CTX_free",
+    "X509_STORE_CTX_get0_chain",
+    "X509_STORE_CTX_get0_param",
+    "X509_STORE_CTX_get_current_cert",
+    "X509_STORE_CTX_get_error",
+    "X509_STORE_CTX_get_error_depth",
+    "X509_STORE_CTX_init",
+    "X509_STORE_CTX_new",
+    "X509_STORE_CTX_set_purpose",
+    "X509_STORE_add_cert",
+    "X509_STORE_add_lookup",
+    "X509_STORE_free",
+    "X509_STORE_get0_objects",
+    "X509_STORE_lock",
+    "X509_STORE_new",
+    "X509_STORE_unlock",
+    "X509_VERIFY_PARAM_set_time",
+    "X509_check_issued",
+    "X509_cmp",
+    "X509_digest",
+    "X509_free",
+    "X509_get0_notAfter",
+    "X509_get0_notBefore",
+    "X509_get_ext",
+    "X509_get_ext_by_OBJ",
+    "X509_get_ext_d2i",
+    "X509_get_subject_name",
+    "X509_up_ref",
+    "X509_verify_cert",
+    "X509_verify_cert_error_string",
+    "d2i_CMS_ContentInfo",
+    "d2i_X509",
+    "d2i_X509_NAME",
+};
+static void *lazy_handle;
+
+/* Loads libcrypto.so.3 and looks up every function the trampolines call. 0 when it is usable;
+   else -1 with a sentence in `message` naming the library and the missing file or function
+   (the shape of systemd's dlopen_many_sym_or_warn). Safe to call again, from any thread.
+   PASSCONDUIT_LAZY_LIBRARY_DIR=DIR loads it from DIR only: how the tests make it missing. */
+int ccryptolazy_load(char *message, unsigned long size) {
+    if (__atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE)) return 0;
+    const char *soname = "libcrypto.so.3";
+    char path[4096];
+    const char *dir = getenv("PASSCONDUIT_LAZY_LIBRARY_DIR");
+    if (dir && *dir) snprintf(path, sizeof path, "%s/%s", dir, soname); else snprintf(path, sizeof path, "%s", soname);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        h = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror(); fprintf(stderr, "passconduit: cannot load libcrypto.so.3: %s\n", why ? why : "?");
-            abort();
-        }
-        /* Before any other call (RUN_ONCE: a later default initialisation no longer reads the config). */
-        int (*init)(uint64_t, const void *) = (int (*)(uint64_t, const void *))dlsym(h, "OPENSSL_init_crypto");
-        if (!init || !init(OPENSSL_INIT_NO_LOAD_CONFIG, NULL)) {
-            fprintf(stderr, "passconduit: cannot initialise libcrypto.so.3\n");
-            abort();
-        }
-        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+        const char *why = dlerror();
+        snprintf(message, size, "cannot load %s: %s", soname, why ? why : "not found");
+        return -1;
     }
-    void *p = dlsym(h, name);
-    if (!p) { fprintf(stderr, "passconduit: %s not found in libcrypto.so.3\n", name); abort(); }
-    return p;
+    /* Before any other call (RUN_ONCE: a later default initialisation no longer reads the config). */
+    int (*init)(uint64_t, const void *) = (int (*)(uint64_t, const void *))dlsym(h, "OPENSSL_init_crypto");
+    if (!init || !init(OPENSSL_INIT_NO_LOAD_CONFIG, NULL)) {
+        snprintf(message, size, "cannot initialise %s", soname);
+        dlclose(h);
+        return -1;
+    }
+    for (unsigned long i = 0; i < sizeof lazy_names / sizeof lazy_names[0]; i++) {
+        if (!dlsym(h, lazy_names[i])) {
+            snprintf(message, size, "%s lacks the function %s (another version of the library?)", soname, lazy_names[i]);
+            dlclose(h);
+            return -1;
+        }
+    }
+    __atomic_store_n(&lazy_handle, h, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A trampoline's first call. Callers run ccryptolazy_load() first and report its error;
+   reaching the abort means a caller forgot to (a bug), never a missing library met first here. */
+static void *lazy_symbol(const char *name) {
+    void *h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    if (!h) {
+        char why[1024];
+        if (ccryptolazy_load(why, sizeof why) != 0) { fprintf(stderr, "passconduit: %s\n", why); abort(); }
+        h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    }
+    return dlsym(h, name);
 }
 
 __attribute__((visibility("hidden"))) void ASN1_OBJECT_free(ASN1_OBJECT *a) {

@@ -9,20 +9,54 @@
 
 int cmagiclazy_linked(void) { return 5; }
 
-static void *lazy_symbol(const char *name) {
-    static void *handle;
-    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+/* The functions the trampolines call: all of them are looked up by cmagiclazy_load(), so a
+   library without one of them is an error there, never an abort at the first call. */
+static const char *const lazy_names[] = {
+    "magic_buffer",
+    "magic_close",
+    "magic_error",
+    "magic_load",
+    "magic_open",
+};
+static void *lazy_handle;
+
+/* Loads libmagic.so.1 and looks up every function the trampolines call. 0 when it is usable;
+   else -1 with a sentence in `message` naming the library and the missing file or function
+   (the shape of systemd's dlopen_many_sym_or_warn). Safe to call again, from any thread.
+   PASSCONDUIT_LAZY_LIBRARY_DIR=DIR loads it from DIR only: how the tests make it missing. */
+int cmagiclazy_load(char *message, unsigned long size) {
+    if (__atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE)) return 0;
+    const char *soname = "libmagic.so.1";
+    char path[4096];
+    const char *dir = getenv("PASSCONDUIT_LAZY_LIBRARY_DIR");
+    if (dir && *dir) snprintf(path, sizeof path, "%s/%s", dir, soname); else snprintf(path, sizeof path, "%s", soname);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        h = dlopen("libmagic.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror(); fprintf(stderr, "passconduit: cannot load libmagic.so.1: %s\n", why ? why : "?");
-            abort();
-        }
-        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+        const char *why = dlerror();
+        snprintf(message, size, "cannot load %s: %s", soname, why ? why : "not found");
+        return -1;
     }
-    void *p = dlsym(h, name);
-    if (!p) { fprintf(stderr, "passconduit: %s not found in libmagic.so.1\n", name); abort(); }
-    return p;
+    for (unsigned long i = 0; i < sizeof lazy_names / sizeof lazy_names[0]; i++) {
+        if (!dlsym(h, lazy_names[i])) {
+            snprintf(message, size, "%s lacks the function %s (another version of the library?)", soname, lazy_names[i]);
+            dlclose(h);
+            return -1;
+        }
+    }
+    __atomic_store_n(&lazy_handle, h, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A trampoline's first call. Callers run cmagiclazy_load() first and report its error;
+   reaching the abort means a caller forgot to (a bug), never a missing library met first here. */
+static void *lazy_symbol(const char *name) {
+    void *h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    if (!h) {
+        char why[1024];
+        if (cmagiclazy_load(why, sizeof why) != 0) { fprintf(stderr, "passconduit: %s\n", why); abort(); }
+        h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    }
+    return dlsym(h, name);
 }
 
 __attribute__((visibility("hidden"))) const char * magic_buffer(magic_t a0, const void * a1, size_t a2) {

@@ -9,20 +9,126 @@
 
 int csqlitelazy_linked(void) { return 77; }
 
-static void *lazy_symbol(const char *name) {
-    static void *handle;
-    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+/* The functions the trampolines call: all of them are looked up by csqlitelazy_load(), so a
+   library without one of them is an error there, never an abort at the first call. */
+static const char *const lazy_names[] = {
+    "sqlite3_aggregate_context",
+    "sqlite3_backup_finish",
+    "sqlite3_backup_init",
+    "sqlite3_backup_pagecount",
+    "sqlite3_backup_remaining",
+    "sqlite3_backup_step",
+    "sqlite3_bind_blob",
+    "sqlite3_bind_double",
+    "sqlite3_bind_int64",
+    "sqlite3_bind_null",
+    "sqlite3_bind_parameter_count",
+    "sqlite3_bind_parameter_name",
+    "sqlite3_bind_pointer",
+    "sqlite3_bind_text",
+    "sqlite3_busy_handler",
+    "sqlite3_busy_timeout",
+    "sqlite3_changes",
+    "sqlite3_clear_bindings",
+    "sqlite3_close",
+    "sqlite3_close_v2",
+    "sqlite3_column_blob",
+    "sqlite3_column_bytes",
+    "sqlite3_column_count",
+    "sqlite3_column_double",
+    "sqlite3_column_int64",
+    "sqlite3_column_name",
+    "sqlite3_column_text",
+    "sqlite3_column_type",
+    "sqlite3_commit_hook",
+    "sqlite3_config",
+    "sqlite3_create_collation_v2",
+    "sqlite3_create_function_v2",
+    "sqlite3_db_config",
+    "sqlite3_db_handle",
+    "sqlite3_db_release_memory",
+    "sqlite3_errcode",
+    "sqlite3_errmsg",
+    "sqlite3_errstr",
+    "sqlite3_expanded_sql",
+    "sqlite3_extended_result_codes",
+    "sqlite3_finalize",
+    "sqlite3_free",
+    "sqlite3_get_autocommit",
+    "sqlite3_interrupt",
+    "sqlite3_last_insert_rowid",
+    "sqlite3_libversion_number",
+    "sqlite3_limit",
+    "sqlite3_next_stmt",
+    "sqlite3_open_v2",
+    "sqlite3_prepare_v2",
+    "sqlite3_prepare_v3",
+    "sqlite3_reset",
+    "sqlite3_result_blob",
+    "sqlite3_result_double",
+    "sqlite3_result_error",
+    "sqlite3_result_error_code",
+    "sqlite3_result_int64",
+    "sqlite3_result_null",
+    "sqlite3_result_text",
+    "sqlite3_rollback_hook",
+    "sqlite3_set_authorizer",
+    "sqlite3_sql",
+    "sqlite3_step",
+    "sqlite3_stmt_busy",
+    "sqlite3_stmt_readonly",
+    "sqlite3_stricmp",
+    "sqlite3_total_changes",
+    "sqlite3_trace_v2",
+    "sqlite3_update_hook",
+    "sqlite3_user_data",
+    "sqlite3_value_blob",
+    "sqlite3_value_bytes",
+    "sqlite3_value_double",
+    "sqlite3_value_int64",
+    "sqlite3_value_text",
+    "sqlite3_value_type",
+    "sqlite3_wal_checkpoint_v2",
+};
+static void *lazy_handle;
+
+/* Loads libsqlite3.so.0 and looks up every function the trampolines call. 0 when it is usable;
+   else -1 with a sentence in `message` naming the library and the missing file or function
+   (the shape of systemd's dlopen_many_sym_or_warn). Safe to call again, from any thread.
+   PASSCONDUIT_LAZY_LIBRARY_DIR=DIR loads it from DIR only: how the tests make it missing. */
+int csqlitelazy_load(char *message, unsigned long size) {
+    if (__atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE)) return 0;
+    const char *soname = "libsqlite3.so.0";
+    char path[4096];
+    const char *dir = getenv("PASSCONDUIT_LAZY_LIBRARY_DIR");
+    if (dir && *dir) snprintf(path, sizeof path, "%s/%s", dir, soname); else snprintf(path, sizeof path, "%s", soname);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        h = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror(); fprintf(stderr, "passconduit: cannot load libsqlite3.so.0: %s\n", why ? why : "?");
-            abort();
-        }
-        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+        const char *why = dlerror();
+        snprintf(message, size, "cannot load %s: %s", soname, why ? why : "not found");
+        return -1;
     }
-    void *p = dlsym(h, name);
-    if (!p) { fprintf(stderr, "passconduit: %s not found in libsqlite3.so.0\n", name); abort(); }
-    return p;
+    for (unsigned long i = 0; i < sizeof lazy_names / sizeof lazy_names[0]; i++) {
+        if (!dlsym(h, lazy_names[i])) {
+            snprintf(message, size, "%s lacks the function %s (another version of the library?)", soname, lazy_names[i]);
+            dlclose(h);
+            return -1;
+        }
+    }
+    __atomic_store_n(&lazy_handle, h, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A trampoline's first call. Callers run csqlitelazy_load() first and report its error;
+   reaching the abort means a caller forgot to (a bug), never a missing library met first here. */
+static void *lazy_symbol(const char *name) {
+    void *h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    if (!h) {
+        char why[1024];
+        if (csqlitelazy_load(why, sizeof why) != 0) { fprintf(stderr, "passconduit: %s\n", why); abort(); }
+        h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    }
+    return dlsym(h, name);
 }
 
 __attribute__((visibility("hidden"))) void * sqlite3_aggregate_context(sqlite3_context* a0, int nBytes) {
@@ -257,15 +363,20 @@ __attribute__((visibility("hidden"))) void * sqlite3_commit_hook(sqlite3* a0, in
     return f(a0, a1, a2);
 }
 
+typedef void (*lazy_log_callback)(void *, int, const char *);
 __attribute__((visibility("hidden"))) int sqlite3_config(int a0, ...) {
     typedef int (*fn)(int, ...);
     static fn real;
     fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
     if (!f) { f = (fn)lazy_symbol("sqlite3_config"); __atomic_store_n(&real, f, __ATOMIC_RELEASE); }
     va_list ap; va_start(ap, a0);
-    long v0 = va_arg(ap, long), v1 = va_arg(ap, long), v2 = va_arg(ap, long), v3 = va_arg(ap, long), v4 = va_arg(ap, long), v5 = va_arg(ap, long);
+    int result;
+    switch (a0) {
+    case SQLITE_CONFIG_LOG: { lazy_log_callback v0 = va_arg(ap, lazy_log_callback); void * v1 = va_arg(ap, void *); result = f(a0, v0, v1); break; }
+    default: result = SQLITE_MISUSE; break;
+    }
     va_end(ap);
-    return f(a0, v0, v1, v2, v3, v4, v5);
+    return result;
 }
 
 __attribute__((visibility("hidden"))) int sqlite3_create_collation_v2(sqlite3* a0, const char *zName, int eTextRep, void *pArg, int(*xCompare)(void*,int,const void*,int,const void*), void(*xDestroy)(void*)) {
@@ -290,9 +401,28 @@ __attribute__((visibility("hidden"))) int sqlite3_db_config(sqlite3* a0, int op,
     fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
     if (!f) { f = (fn)lazy_symbol("sqlite3_db_config"); __atomic_store_n(&real, f, __ATOMIC_RELEASE); }
     va_list ap; va_start(ap, op);
-    long v0 = va_arg(ap, long), v1 = va_arg(ap, long), v2 = va_arg(ap, long), v3 = va_arg(ap, long), v4 = va_arg(ap, long), v5 = va_arg(ap, long);
+    int result;
+    switch (op) {
+    case SQLITE_DBCONFIG_ENABLE_FKEY: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_ENABLE_TRIGGER: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_ENABLE_VIEW: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_ENABLE_QPSG: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_TRIGGER_EQP: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_RESET_DATABASE: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_DEFENSIVE: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_WRITABLE_SCHEMA: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_LEGACY_ALTER_TABLE: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_DQS_DML: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_DQS_DDL: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_TRUSTED_SCHEMA: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    case SQLITE_DBCONFIG_LEGACY_FILE_FORMAT: { int v0 = va_arg(ap, int); int * v1 = va_arg(ap, int *); result = f(a0, op, v0, v1); break; }
+    default: result = SQLITE_MISUSE; break;
+    }
     va_end(ap);
-    return f(a0, op, v0, v1, v2, v3, v4, v5);
+    return result;
 }
 
 __attribute__((visibility("hidden"))) sqlite3 * sqlite3_db_handle(sqlite3_stmt* a0) {

@@ -9,20 +9,52 @@
 
 int czintlazy_linked(void) { return 3; }
 
-static void *lazy_symbol(const char *name) {
-    static void *handle;
-    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+/* The functions the trampolines call: all of them are looked up by czintlazy_load(), so a
+   library without one of them is an error there, never an abort at the first call. */
+static const char *const lazy_names[] = {
+    "ZBarcode_Create",
+    "ZBarcode_Delete",
+    "ZBarcode_Encode",
+};
+static void *lazy_handle;
+
+/* Loads libzint.so.2.11 and looks up every function the trampolines call. 0 when it is usable;
+   else -1 with a sentence in `message` naming the library and the missing file or function
+   (the shape of systemd's dlopen_many_sym_or_warn). Safe to call again, from any thread.
+   PASSCONDUIT_LAZY_LIBRARY_DIR=DIR loads it from DIR only: how the tests make it missing. */
+int czintlazy_load(char *message, unsigned long size) {
+    if (__atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE)) return 0;
+    const char *soname = "libzint.so.2.11";
+    char path[4096];
+    const char *dir = getenv("PASSCONDUIT_LAZY_LIBRARY_DIR");
+    if (dir && *dir) snprintf(path, sizeof path, "%s/%s", dir, soname); else snprintf(path, sizeof path, "%s", soname);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        h = dlopen("libzint.so.2.11", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror(); fprintf(stderr, "passconduit: cannot load libzint.so.2.11: %s\n", why ? why : "?");
-            abort();
-        }
-        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+        const char *why = dlerror();
+        snprintf(message, size, "cannot load %s: %s", soname, why ? why : "not found");
+        return -1;
     }
-    void *p = dlsym(h, name);
-    if (!p) { fprintf(stderr, "passconduit: %s not found in libzint.so.2.11\n", name); abort(); }
-    return p;
+    for (unsigned long i = 0; i < sizeof lazy_names / sizeof lazy_names[0]; i++) {
+        if (!dlsym(h, lazy_names[i])) {
+            snprintf(message, size, "%s lacks the function %s (another version of the library?)", soname, lazy_names[i]);
+            dlclose(h);
+            return -1;
+        }
+    }
+    __atomic_store_n(&lazy_handle, h, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A trampoline's first call. Callers run czintlazy_load() first and report its error;
+   reaching the abort means a caller forgot to (a bug), never a missing library met first here. */
+static void *lazy_symbol(const char *name) {
+    void *h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    if (!h) {
+        char why[1024];
+        if (czintlazy_load(why, sizeof why) != 0) { fprintf(stderr, "passconduit: %s\n", why); abort(); }
+        h = __atomic_load_n(&lazy_handle, __ATOMIC_ACQUIRE);
+    }
+    return dlsym(h, name);
 }
 
 __attribute__((visibility("hidden"))) struct zint_symbol * ZBarcode_Create(void) {

@@ -1,6 +1,7 @@
 import CCairo
 import CCairoLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 import Foundation
+import Support
 import WalletPass
 
 package enum RenderFormat: String, Sendable, CaseIterable {
@@ -77,8 +78,12 @@ package enum PassRenderer {
     /// bullseye in its centre — no longer decoded (zxing-cpp read the same symbol from the PNG).
     static let printDotsPerCardPoint = printScale / printDot
 
+    /// cairo and pango, loaded on first use (CCairoLazy): every format measures text with them.
+    package static let library = NativeLibrary(purpose: "drawing cards", load: ccairolazy_load)
+
     package static func render(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?,
                                request: RenderRequest) throws -> RenderOutput {
+        do { try library.load() } catch { throw RenderProblem.output(error.message) }
         let scale = min(max(request.scale, 1), 3)
         var model = CardModel(info: info, status: status, error: error, barcode: barcode,
                               scale: request.format == .png ? scale : 3, now: request.now)

@@ -4,6 +4,9 @@ import CSQLiteLazy   // links the trampolines that load the library on first use
 import Support
 
 extension PassLibrary {
+    /// SQLite, loaded on first use (CSQLiteLazy): `init(path:)` loads it before anything else.
+    package static let sqlite = NativeLibrary(purpose: "the pass library", load: csqlitelazy_load)
+
     /// Checks the library end to end and returns the problems found (empty when sound):
     /// SQLite's `integrity_check` and `foreign_key_check`; the change log replayed gives exactly
     /// the passes stored (so no write was half applied); every offer matches its latest `offer`

@@ -25,6 +25,8 @@ package final class PassLibrary: @unchecked Sendable {
     package init(path: String, options: LibraryOptions = .default) throws {
         self.path = path
         self.options = options
+        // SQLite is loaded on first use (CSQLiteLazy); without it nothing is created or opened.
+        do { try Self.sqlite.load() } catch { throw LibraryError(.unavailable, error.message, path: path) }
         try LibraryLocation.ensureFolder(of: path)
         let lock = try FileLock(path: path + ".lock", timeout: options.retryDeadline, libraryPath: path)
         defer { withExtendedLifetime(lock) {} }

@@ -5,6 +5,9 @@ import Support
 
 /// Small helpers over OpenSSL's C API (macros Swift can't import, error queue, names, times).
 enum OpenSSL {
+    /// libcrypto, loaded on first use (CCryptoLazy): TrustStore.load loads it before its first call.
+    static let library = NativeLibrary(purpose: "checking pass signatures", load: ccryptolazy_load)
+
     /// Drains the thread's OpenSSL error queue into one line (reason plus the "data" text, which
     /// carries details such as "Verify error: certificate has expired").
     static func drainErrors() -> String {

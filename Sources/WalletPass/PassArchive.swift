@@ -1,5 +1,6 @@
 import CZip
 import Foundation
+import Support
 import CZipLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 
 /// A `.pkpass` (or `.pkpasses`) zip opened from memory and checked the way a careful unpacker
@@ -23,10 +24,14 @@ struct PassArchive {
     subscript(name: String) -> [UInt8]? { index[name].map { files[$0].bytes } }
     var names: [String] { files.map(\.name) }
 
+    /// libzip, loaded on first use (CZipLazy).
+    static let library = NativeLibrary(purpose: "opening passes", load: cziplazy_load)
+
     static func open(_ bytes: [UInt8], limits: PassLimits, layout: Layout = .pass) -> Result<PassArchive, PassError> {
         guard bytes.count <= limits.maxArchiveBytes else {
             return .failure(.archiveTooLarge(bytes: bytes.count, limit: limits.maxArchiveBytes))
         }
+        do { try library.load() } catch { return .failure(.libraryMissing(error)) }
         let directory: ZipDirectory
         switch ZipDirectory.read(bytes[...], maxEntries: limits.maxEntries) {
         case .success(let d): directory = d

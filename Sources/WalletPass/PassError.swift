@@ -1,3 +1,5 @@
+import Support
+
 /// Why a pass could not be opened or trusted: a stable `code` for programs, a short `message`
 /// a person understands, and a technical `detail` for `--verbose`.
 ///
@@ -24,11 +26,14 @@ package struct PassError: Error, Hashable, Sendable, CustomStringConvertible {
         package static let certificateMismatch = Code("certificate-mismatch")
         package static let certificateExpired = Code("certificate-expired")
         package static let missingIcon = Code("missing-icon")
+        /// Not the pass's fault: a system library needed to open or check it is missing here.
+        package static let libraryMissing = Code("library-missing")
 
         package static let all: [Code] = [
             .notAZip, .tooLarge, .unsafeArchive, .missingPassJSON, .missingManifest, .missingSignature,
             .badJSON, .missingRequiredKey, .unsupportedFormatVersion, .manifestMismatch, .unlistedFile,
             .signatureInvalid, .untrustedSigner, .certificateMismatch, .certificateExpired, .missingIcon,
+            .libraryMissing,
         ]
         package var description: String { rawValue }
     }
@@ -69,6 +74,7 @@ package struct PassError: Error, Hashable, Sendable, CustomStringConvertible {
         case .certificateMismatch: return "This pass was signed with a certificate that doesn't belong to its issuer."
         case .certificateExpired: return "This pass was signed with a certificate that wasn't valid at the time."
         case .missingIcon: return "This pass has no icon, so Wallet would refuse it."
+        case .libraryMissing: return "This pass can't be checked on this computer: a system library passconduit needs is missing."
         default: return "This pass can't be opened."
         }
     }
@@ -76,6 +82,7 @@ package struct PassError: Error, Hashable, Sendable, CustomStringConvertible {
     // MARK: - Factories, one per situation
 
     static func notAZip(_ why: String) -> PassError { PassError(.notAZip, why) }
+    static func libraryMissing(_ error: NativeLibraryError) -> PassError { PassError(.libraryMissing, error.detail) }
     static func archiveTooLarge(bytes: Int, limit: Int) -> PassError {
         PassError(.tooLarge, "the file is \(bytes) bytes; the limit is \(limit)")
     }

@@ -25,6 +25,9 @@ package struct PassOpener: Sendable {
         self.now = now
     }
 
+    /// The system libraries opening and verifying a pass loads on first use (libzip, libcrypto).
+    package static let libraries = [PassArchive.library, OpenSSL.library]
+
     package func open(_ bytes: [UInt8]) -> PassVerdict {
         open(HashedBytes(bytes))
     }

@@ -82,6 +82,7 @@ package final class TrustStore: @unchecked Sendable {
     /// `applePolicyFingerprints`: anchors (SHA-256, lowercase hex) that get Apple's rules.
     /// Tests use it to hold the test CA to Apple's rules.
     static func load(directories: [String], applePolicyFingerprints: Set<String>) throws -> TrustStore {
+        try OpenSSL.library.load()   // NativeLibraryError: every later OpenSSL call needs it
         var entries: [AnchorLookup.Entry] = []
         var loaded: [String] = []
         do {

@@ -29,6 +29,7 @@ package struct ZipWriter {
 
     /// The archive's bytes.
     package func archive() throws -> [UInt8] {
+        do { try PassArchive.library.load() } catch { throw Failure(description: error.message) }
         var error = zip_error_t()
         zip_error_init(&error)
         defer { zip_error_fini(&error) }

@@ -1,4 +1,5 @@
 import Conduit
+import Support
 import Foundation
 import LibraryRoot
 import PassStore
@@ -47,6 +48,8 @@ struct Context {
                 throw CLIError("cannot load the trust anchors\(file): \(error)", status: .configError)
             }
             throw CLIError("cannot load the trust anchors: \(error)", status: .noInput)
+        } catch let error as NativeLibraryError {
+            throw CLIError(error.message, status: .unavailable)
         } catch {
             throw CLIError("\(error)", status: .noInput)
         }

@@ -5,6 +5,7 @@ import WalletPass
 import Glibc
 import CMagicLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
 #endif
+import Support
 
 /// libmagic on the first decoded bytes of a part: the "first cut" of content detection.
 ///
@@ -77,7 +78,11 @@ package final class MagicSniffer: @unchecked Sendable {
         if let cookie { magic_close(cookie) }
     }
 
+    /// libmagic, loaded on first use (CMagicLazy).
+    package static let library = NativeLibrary(purpose: "recognising attachments by content", load: cmagiclazy_load)
+
     private static func load(_ list: [String]) throws(MagicError) -> OpaquePointer {
+        do { try library.load() } catch { throw MagicError(message: error.message) }
         guard let cookie = magic_open(MAGIC_MIME_TYPE | MAGIC_ERROR) else {
             throw MagicError(message: "libmagic could not start (magic_open failed)")
         }

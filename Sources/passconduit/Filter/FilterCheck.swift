@@ -4,6 +4,7 @@ import Glibc
 import Conduit
 import DeliveryFilter
 import Foundation
+import Support
 import PassStore
 
 /// `passconduit filter … --check`: what an administrator runs once with a recipe's command line.
@@ -58,8 +59,16 @@ enum FilterCheck {
                                  libraryOverride: options.libraryPath, extraTrust: options.trustDirectories)
         report.library = LibraryLocation.withoutPassword(setup.libraryPath)
         report.trust = setup.trustDirectories
+        // Every library a scan may load on first use: missing, each would leave mail unscanned.
+        let missing = NativeLibraries.problems(NativeLibraries.scanning)
+        if !missing.isEmpty {
+            report.problems += missing
+            if report.status == .success { report.status = .unavailable }
+        }
         do {
             _ = try setup.trustStore()
+        } catch let error as NativeLibraryError where missing.contains(error.message) {
+            // Already said above.
         } catch {
             report.problems.append("cannot load the trust anchors: \(error)")
             if report.status == .success { report.status = .configError }
