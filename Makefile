@@ -10,6 +10,8 @@ SHAREDIR    = $(DESTDIR)$(PREFIX)/share/passconduit
 DOCDIR      = $(DESTDIR)$(PREFIX)/share/doc/passconduit
 MANDIR      = $(DESTDIR)$(PREFIX)/share/man/man1
 APPDIR      = $(DESTDIR)$(PREFIX)/share/applications
+UNITDIR     = $(DESTDIR)$(PREFIX)/lib/systemd/system
+USERUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/user
 BUILD_PATH ?= .build-static
 SWIFT      ?= swift
 BINARY      = $(BUILD_PATH)/release/passconduit
@@ -47,17 +49,26 @@ RPATH_FLAGS ?= --disable-local-rpath
 PIE ?= yes
 PIE_FLAGS = $(if $(filter no,$(PIE)),-Xlinker --no-pie)
 
-.PHONY: all build install install-user uninstall check
+# The commit `passconduit --version` names (and the package's changelog): from git, "-dirty" when
+# the work tree has changes; none outside a checkout.
+COMMIT ?= $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; })
+COMMIT_FLAGS = $(if $(COMMIT),-Xcc -DPASSCONDUIT_COMMIT='"$(COMMIT)"')
+
+.PHONY: all build install install-user uninstall check deb
 
 all: build
 
 build:
-	$(SWIFT) build -c release --static-swift-stdlib --build-path $(BUILD_PATH) --product passconduit $(RELR_FLAGS) $(METADATA_FLAGS) $(RPATH_FLAGS) $(PIE_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --build-path $(BUILD_PATH) --product passconduit $(RELR_FLAGS) $(METADATA_FLAGS) $(RPATH_FLAGS) $(PIE_FLAGS) $(COMMIT_FLAGS)
+	script/check-release-link $(BINARY)
 
 # The trust anchors land in share/passconduit/trust: TrustStore.shippedDirectory() looks for
 # <exe>/../share/passconduit/trust.
-install: build
-	install -d $(BINDIR) $(SHAREDIR)/trust $(MANDIR) $(APPDIR) $(DOCDIR)/integrations
+# Installs what `make build` (or `make BUILD_PATH=… build`) left: it never builds, so a root install
+# on a mail host needs no Swift toolchain, only this tree with its build.
+install:
+	@test -x $(BINARY) || { echo "make install: $(BINARY) does not exist: run make build first (as yourself, not root)" >&2; exit 1; }
+	install -d $(BINDIR) $(SHAREDIR)/trust $(MANDIR) $(APPDIR) $(DOCDIR)/integrations $(UNITDIR) $(USERUNITDIR)
 	install -m 755 $(BINARY) $(BINDIR)/passconduit
 	if [ -d Config/trust ]; then for f in Config/trust/*; do [ -f "$$f" ] && install -m 644 "$$f" $(SHAREDIR)/trust/; done; fi
 	if [ -f Config/passconduit.magic ]; then install -m 644 Config/passconduit.magic $(SHAREDIR)/; fi
@@ -66,6 +77,17 @@ install: build
 	if [ -f Config/config.toml ]; then install -m 644 Config/config.toml $(DOCDIR)/config.toml.example; fi
 	cp -R Samples/integrations/. $(DOCDIR)/integrations/
 	chmod -R u=rwX,go=rX $(DOCDIR)/integrations
+	# The units run the binary where this install put it ($(PREFIX)/bin), not where the samples say.
+	for u in Samples/integrations/systemd/*.service Samples/integrations/systemd/*.timer; do \
+	  case "$$u" in */passconduit-update.*) d=$(USERUNITDIR) ;; *) d=$(UNITDIR) ;; esac; \
+	  sed -e 's|/usr/local/bin/passconduit|$(PREFIX)/bin/passconduit|g' -e 's|%h/.local/bin/passconduit|$(PREFIX)/bin/passconduit|g' "$$u" > "$$d/$$(basename $$u)"; \
+	  chmod 644 "$$d/$$(basename $$u)"; done
+	# What this install wrote, for `make uninstall` (paths without DESTDIR).
+	cd $(DESTDIR)/ && find .$(PREFIX)/bin/passconduit .$(PREFIX)/share/passconduit .$(PREFIX)/share/doc/passconduit \
+	  $(patsubst $(DESTDIR)/%,./%,$(UNITDIR) $(USERUNITDIR)) .$(PREFIX)/share/applications .$(PREFIX)/share/man/man1 \
+	  -type f \( -path '*passconduit*' \) 2>/dev/null | sed 's|^\.||' | sort > $(SHAREDIR)/installed-files.tmp
+	echo $(PREFIX)/share/passconduit/installed-files >> $(SHAREDIR)/installed-files.tmp
+	mv $(SHAREDIR)/installed-files.tmp $(SHAREDIR)/installed-files
 
 # update-desktop-database (desktop-file-utils) and update-mime-database (shared-mime-info) only
 # refresh caches; without them the entries still work, so its absence is not an error. Our mailcap lines (the ones running passconduit) are
@@ -82,9 +104,15 @@ install-user:
 	tmp=$$(mktemp) && { grep -Ev 'passconduit (add|scan|open) ' $(HOME)/.mailcap; grep -v '^#' Samples/integrations/mutt/mailcap; } > $$tmp; cat $$tmp > $(HOME)/.mailcap; rm -f $$tmp
 	grep -v '^#' Samples/integrations/mutt/mime.types | while IFS= read -r line; do [ -z "$$line" ] || grep -qxF "$$line" $(HOME)/.mime.types || printf '%s\n' "$$line" >> $(HOME)/.mime.types; done
 
+# Removes exactly the files `make install` listed, then the folders of its own that are left empty.
 uninstall:
-	rm -f $(BINDIR)/passconduit $(MANDIR)/passconduit*.1 $(APPDIR)/passconduit.desktop $(APPDIR)/passconduit-open.desktop
-	rm -rf $(SHAREDIR) $(DOCDIR)
+	@test -f $(SHAREDIR)/installed-files || { echo "make uninstall: $(SHAREDIR)/installed-files is missing: nothing recorded to remove" >&2; exit 1; }
+	while IFS= read -r f; do rm -f "$(DESTDIR)$$f"; done < $(SHAREDIR)/installed-files
+	find $(SHAREDIR) $(DOCDIR) -depth -type d -empty -delete 2>/dev/null || true
 
 check:
 	$(SWIFT) test
+
+# passconduit_VERSION_ARCH.deb from the release build (script/build-deb says what goes where).
+deb: build
+	script/build-deb --binary $(BINARY)

@@ -45,6 +45,9 @@ let package = Package(
         .target(name: "CMagicLazy", dependencies: ["CMagic"]),
         .target(name: "CSQLiteLazy"),
 
+        // The commit a release build was made from (`make build` defines it; see passconduit --version).
+        .target(name: "CBuildInfo"),
+
         // Below WalletPass and PassStore: the one SHA-1/SHA-256/hex (swift-crypto), changeMessage
         // formatter and write-everything / read-to-the-end loop over a file descriptor.
         .target(name: "Support", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -102,7 +105,7 @@ let package = Package(
         .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres"]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support",
+            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support", "CBuildInfo",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

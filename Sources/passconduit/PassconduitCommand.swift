@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import CBuildInfo
 import Conduit
 import MailMIME
 
@@ -29,7 +30,14 @@ struct Passconduit: ParsableCommand {
                       Offers.self, Log.self, Update.self, MailFilter.self, MilterCommand.self, LibraryCommand.self]
     )
 
-    static let version = "0.1.0"
+    /// The release; the package version (script/build-deb) is this.
+    static let release = "0.1.0"
+
+    /// `passconduit --version`: the release, and the commit a `make build` was made from.
+    static let version: String = {
+        let commit = String(cString: passconduit_build_commit())
+        return commit.isEmpty ? release : "\(release) (\(commit))"
+    }()
 
     static func main() {
         let arguments = rawArguments()
