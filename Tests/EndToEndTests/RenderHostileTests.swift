@@ -258,6 +258,24 @@ final class RenderHostileTests: XCTestCase {
         XCTAssertEqual(left.count, 1, "one page per pass, not one per call: \(left)")
     }
 
+    /// Issue 26 item 12: an attributedValue link whose href holds a ">" ended the tag there and
+    /// showed the rest of the address as text. The tag ends outside its quoted attribute.
+    func testALinkWhoseAddressHoldsAnAngleBracketShowsOnlyItsText() throws {
+        let pass = sandbox.dir.appendingPathComponent("link.pkpass")
+        try HandOn.forge(set: ["eventTicket": [
+            "primaryFields": [["key": "event", "label": "EVENT", "value": "Concert"]],
+            "backFields": [["key": "more", "label": "MORE", "value": "Read more",
+                            "attributedValue": #"<a href="https://example.org/?q=a>b&x=<c>">Read more</a> about it"#]],
+        ]], to: pass)
+        let html = try sandbox.run("render", [pass.path, "--format", "html", "-o", "-"])
+        XCTAssertEqual(html.status, 0, html.stderr)
+        XCTAssertTrue(html.stdout.contains(#"<dd dir="auto"><a href="https://example.org/?q=a&gt;b&amp;x=&lt;c&gt;" rel="noreferrer noopener">Read more</a> about it</dd>"#),
+                      html.stdout)
+        let png = try sandbox.run("render", [pass.path, "--format", "svg", "--side", "back", "-o", "-"])
+        XCTAssertEqual(png.status, 0, png.stderr)
+        XCTAssertFalse(png.stdout.contains("x=&lt;c"), "the address leaked into the drawn text")
+    }
+
     /// Issue 26 item 12: `render -o card.jpg` wrote a PNG named .jpg, and `--format terminal
     /// --side back` drew the front; both are now refused with a sentence (64), nothing written.
     func testRenderRefusesWhatItCannotDraw() throws {
