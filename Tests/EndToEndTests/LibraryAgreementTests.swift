@@ -257,6 +257,46 @@ final class ReadOnlyLibraryTests: XCTestCase {
 /// others are reported at once, and every line names its pass and the cause in words. Its own
 /// server: this test stops it.
 final class PostgresOutageTests: XCTestCase {
+    /// `log --follow` gave up when the server restarted, where on SQLite it keeps following:
+    /// it now says once that it waits, and prints the change made after the server is back.
+    func testLogFollowKeepsFollowingThroughARestart() throws {
+        let server = try PostgresTestServer()
+        try server.start()
+        defer { try? server.stop() }
+        let database = try server.database()
+        let sandbox = try Sandbox()
+        let library = ["--library", server.location(database: database), "--user", "alice", "--trust", Run.sample("ca/trust")]
+        XCTAssertEqual(try sandbox.run("add", library + ["--yes", Run.sample("passes/event-ticket.pkpass")], common: false).status, 0)
+        let follower = Process()
+        follower.executableURL = Binary.url
+        follower.arguments = ["log", "--follow", "--json"] + library
+        follower.environment = sandbox.environment
+        let output = sandbox.dir.appendingPathComponent("follow.out"), errors = sandbox.dir.appendingPathComponent("follow.err")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        follower.standardOutput = try FileHandle(forWritingTo: output)
+        follower.standardError = try FileHandle(forWritingTo: errors)
+        try follower.run()
+        defer { if follower.isRunning { follower.terminate(); follower.waitUntilExit() } }
+        func lines() -> [String] {
+            ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        var deadline = Date().addingTimeInterval(20)
+        while lines().count < 1 && Date() < deadline { usleep(100_000) }
+        XCTAssertEqual(lines().count, 1, "the backlog")
+        try server.stop()
+        // Longer than a read's retry deadline (15 s): the follower meets the failure itself.
+        sleep(18)
+        XCTAssertTrue(follower.isRunning, "it gave up (\(follower.isRunning ? 0 : follower.terminationStatus)): \((try? String(contentsOf: errors, encoding: .utf8)) ?? "")")
+        try server.start()
+        XCTAssertEqual(try sandbox.run("add", library + ["--yes", Run.sample("passes/boarding-pass.pkpass")], common: false).status, 0)
+        deadline = Date().addingTimeInterval(30)
+        while lines().count < 2 && Date() < deadline { usleep(100_000) }
+        XCTAssertEqual(lines().count, 2, "the change after the restart: \(lines())")
+        let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        XCTAssertTrue(said.contains("still following"), said)
+    }
+
     func testAddAfterTheServerStopsFailsFastNamingEachPass() throws {
         let server = try PostgresTestServer()
         try server.start()
