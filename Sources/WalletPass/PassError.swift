@@ -91,11 +91,12 @@ package struct PassError: Error, Hashable, Sendable, CustomStringConvertible {
     static func bundleTooLarge(members: Int, limit: Int) -> PassError {
         self.limit(.tooLarge, "the bundle holds \(members) passes; the limit is \(limit)", setting: "max-bundle-members", value: limit)
     }
-    /// A tripped limit: the code's sentence, then the limit and the setting that raises it.
+    /// A tripped limit: the code's sentence, then the limit and the setting that raises it
+    /// (the technical detail stays as it was).
     private static func limit(_ code: Code, _ detail: String, setting: String, value: Int) -> PassError {
         let base = message(for: code)
         return PassError(code: code, message: String(base.dropLast()) + " (over the limit of \(value): \(setting) in the config's [limits] raises it).",
-                         detail: detail + " (\(setting) in [limits])")
+                         detail: detail)
     }
     static func unsafeName(_ name: String, _ why: String) -> PassError {
         PassError(.unsafeArchive, "entry \(quoted(name)): \(why)")
