@@ -20,6 +20,25 @@ package enum LibraryRoot {
         return try PassLibrary(path: location, options: options)
     }
 
+    /// Opens an existing library to read it (list, show, export, calendar, log, scan): nothing
+    /// is created, neither a library file nor a user's library on a server
+    /// (`LibraryError.Kind.notFound` says there is none), and a library file in a folder this
+    /// user may not write opens read-only.
+    package static func openForReading(_ location: String, options: LibraryOptions = .default) async throws -> any PassLibraryBackend {
+        if isServer(location) {
+            return try await PostgresLibrary.open(location, options: options, create: false)
+        }
+        return try PassLibrary.reading(location, options: options)
+    }
+
+    /// `openForReading` for synchronous callers.
+    package static func openForReadingBlocking(_ location: String, options: LibraryOptions = .default) throws -> any PassLibraryBackend {
+        try Blocking.run { try await openForReading(location, options: options) }
+    }
+
+    /// The login name: whose library a file is, and whose on a server by default.
+    package static var loginName: String { PostgresLocation.loginName() }
+
     /// Whether `location` names a library on a server rather than a file.
     package static func isServer(_ location: String) -> Bool {
         PostgresLocation.isPostgres(location)

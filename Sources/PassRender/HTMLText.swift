@@ -119,7 +119,7 @@ enum HTMLText {
         while !rest.isEmpty {
             guard let lt = rest.firstIndex(of: "<") else { out.append(.text(String(rest))); break }
             if lt > rest.startIndex { out.append(.text(String(rest[..<lt]))) }
-            guard let gt = rest[lt...].firstIndex(of: ">") else { out.append(.text(String(rest[lt...]))); break }
+            guard let gt = tagEnd(rest[lt...]) else { out.append(.text(String(rest[lt...]))); break }
             let inner = rest[rest.index(after: lt)..<gt]
             rest = rest[rest.index(after: gt)...]
             var body = inner.trimmed(of: " \t\r\n")
@@ -129,6 +129,26 @@ enum HTMLText {
             out.append(.tag(name: name, href: name == "a" ? attribute("href", in: body) : nil, closing: closing))
         }
         return out
+    }
+
+    /// The `>` that ends the tag starting at `tag`'s `<`: one outside a quoted attribute value, so
+    /// an href holding `<` or `>` ("…?q=<1>") does not end it early and spill its rest as text.
+    /// A quote never closed falls back to the first `>`.
+    static func tagEnd(_ tag: Substring) -> Substring.Index? {
+        var quote: Character?
+        var i = tag.index(after: tag.startIndex)
+        while i < tag.endIndex {
+            let c = tag[i]
+            if let q = quote {
+                if c == q { quote = nil }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == ">" {
+                return i
+            }
+            i = tag.index(after: i)
+        }
+        return quote == nil ? nil : tag.firstIndex(of: ">")
     }
 
     private static func attribute(_ name: String, in tag: String) -> String? {

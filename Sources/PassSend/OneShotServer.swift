@@ -20,6 +20,9 @@ package final class OneShotServer: Sendable {
     struct State {
         var downloaded = false
         var connections = 0
+        /// Admitted connections that have not yet sent a whole request head, oldest first: the
+        /// ones given up when the server is full (an idle crowd must not lock a phone out).
+        var idle: [(id: ObjectIdentifier, channel: Channel)] = []
         var server: Channel?
         var outcome: SendOutcome?
     }
@@ -39,7 +42,8 @@ package final class OneShotServer: Sendable {
         self.finished = group.next().makePromise(of: SendOutcome.self)
     }
 
-    /// Binds and starts serving; returns the URL to open. Throws when the address cannot be bound.
+    /// Binds and starts serving; returns the URL to open. Throws `SendFailure` when the address
+    /// cannot be bound (and the server is then finished: nothing is left waiting).
     package func start() throws -> String {
         let server = self
         let bootstrap = ServerBootstrap(group: group)
@@ -64,14 +68,19 @@ package final class OneShotServer: Sendable {
         do {
             channel = try bootstrap.bind(host: options.host, port: options.port).wait()
         } catch {
+            // The promise must be completed before its event loop goes away (NIO traps on a
+            // leaked promise in a debug build), and nobody will wait for this server now.
+            let failure = SendFailure(bindError: error, host: options.host, port: options.port)
+            finished.fail(failure)
             try? group.syncShutdownGracefully()
-            throw error
+            throw failure
         }
         state.withLockedValue { $0.server = channel }
         let timeout = options.timeoutSeconds
         group.next().scheduleTask(in: .seconds(timeout)) { server.finish(.timedOut) }
         let port = channel.localAddress?.port ?? options.port
-        let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+        let shown = options.urlHost ?? options.host
+        let host = shown.contains(":") ? "[\(shown)]" : shown
         return "http://\(host):\(port)\(path)"
     }
 
@@ -118,14 +127,38 @@ package final class OneShotServer: Sendable {
         group.next().scheduleTask(in: .seconds(options.lingerSeconds)) { server.finish(.downloaded) }
     }
 
-    /// False when the server already holds as many connections as it may.
-    func admit() -> Bool {
-        state.withLockedValue { s in
-            guard s.connections < options.maxConnections else { return false }
-            s.connections += 1
-            return true
+    /// False when the server already holds as many connections as it may, all of them busy with
+    /// a request. When some of them have sent nothing yet, the oldest of those is closed to make
+    /// room: a phone that connects and asks at once is never locked out by idle connections.
+    func admit(_ channel: Channel) -> Bool {
+        let id = ObjectIdentifier(channel)
+        let (admitted, evicted) = state.withLockedValue { s -> (Bool, Channel?) in
+            if s.connections < options.maxConnections {
+                s.connections += 1
+                s.idle.append((id, channel))
+                return (true, nil)
+            }
+            guard !s.idle.isEmpty else { return (false, nil) }
+            let oldest = s.idle.removeFirst()
+            s.connections += 1  // the evicted one gives its place back when it is removed
+            s.idle.append((id, channel))
+            return (true, oldest.channel)
         }
+        evicted?.close(promise: nil)
+        return admitted
     }
 
-    func release() { state.withLockedValue { $0.connections -= 1 } }
+    /// The connection sent a whole request head: it is no longer idle.
+    func requested(_ channel: Channel) {
+        let id = ObjectIdentifier(channel)
+        state.withLockedValue { s in s.idle.removeAll { $0.id == id } }
+    }
+
+    func release(_ channel: Channel) {
+        let id = ObjectIdentifier(channel)
+        state.withLockedValue { s in
+            s.connections -= 1
+            s.idle.removeAll { $0.id == id }
+        }
+    }
 }

@@ -11,6 +11,7 @@ final class PassHandler: ChannelInboundHandler, RemovableChannelHandler {
     var answered = false
     var admitted = false
     var deadline: Scheduled<Void>?
+    var headDeadline: Scheduled<Void>?
     /// The whole pass went to the socket; it counts as downloaded when the client then closes
     /// cleanly (FIN). A client that vanishes with bytes unread resets the connection instead.
     var written: (client: String, userAgent: String?)?
@@ -26,7 +27,14 @@ final class PassHandler: ChannelInboundHandler, RemovableChannelHandler {
             closedByUs = true
             channel.close(promise: nil)
         }
-        admitted = server.admit()
+        // A request head comes at once from a real client; a connection that sends none within
+        // headSeconds only holds a place.
+        headDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(server.options.headSeconds)) { [self] in
+            guard head == nil else { return }
+            closedByUs = true
+            channel.close(promise: nil)
+        }
+        admitted = server.admit(channel)
         if !admitted { context.close(promise: nil) }
     }
 
@@ -43,12 +51,16 @@ final class PassHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
-        if admitted { server.release() }
+        headDeadline?.cancel()
+        if admitted { server.release(context.channel) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let h): head = h
+        case .head(let h):
+            head = h
+            headDeadline?.cancel()
+            server.requested(context.channel)
         case .body: break  // a GET has no body; whatever comes is dropped (and counted by ByteBudget)
         case .end: respond(context: context)
         }

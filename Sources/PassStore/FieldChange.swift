@@ -20,6 +20,16 @@ package struct FieldChange: Sendable, Equatable {
         self.message = message
     }
 
+    /// The change a replacement that voids the pass makes, first among its changes: the one a
+    /// person must not miss (a cancelled flight or event), whatever fields changed beside it.
+    package static let voiding = FieldChange(key: "voided", label: "Voided", oldValue: "no", newValue: "yes",
+                                             message: "The issuer voided this pass.")
+
+    /// `between(old:new:)`, led by `voiding` when the replacement voids a pass that was not void.
+    package static func between(old: [StoredField], new: [StoredField], voids: Bool) -> [FieldChange] {
+        (voids ? [voiding] : []) + between(old: old, new: new)
+    }
+
     /// The per-field differences, in the new pass's field order, then fields that were dropped.
     /// A key that appears twice counts once (its first occurrence), as Wallet keys are unique.
     package static func between(old: [StoredField], new: [StoredField]) -> [FieldChange] {

@@ -20,8 +20,19 @@ extension PassLibrary {
     /// A pending offer of these exact bytes is settled by the add.
     @discardableResult
     package func add(_ record: PassRecord, allowUntrusted: Bool = false) throws -> StoredPass {
+        try adding(record, allowUntrusted: allowUntrusted).stored
+    }
+
+    /// `add` that says whether it added: nil when these bytes were already stored.
+    package func addIfNew(_ record: PassRecord, allowUntrusted: Bool = false) throws -> StoredPass? {
+        let outcome = try adding(record, allowUntrusted: allowUntrusted)
+        return outcome.added ? outcome.stored : nil
+    }
+
+    private func adding(_ record: PassRecord, allowUntrusted: Bool) throws -> (stored: StoredPass, added: Bool) {
         let r = try validated(record, allowUntrusted: allowUntrusted, operation: "add")
         return try write("add") { db in
+            var added = false
             if let existing = try LibraryRows.fetchIdentity(db, r.id) {
                 guard existing.sha256 == r.sha256 else {
                     throw LibraryError(.exists, "add: \(r.id) is already in the library with different content; replace it instead",
@@ -35,8 +46,9 @@ extension PassLibrary {
                 try db.execute(sql: "DELETE FROM offer WHERE passTypeIdentifier = ? AND serialNumber = ? AND sha256 = ?",
                                arguments: [r.id.passTypeIdentifier, r.id.serialNumber, r.sha256])
                 try LibraryRows.log(db, .add, r.id, sha256: r.sha256, at: now)
+                added = true
             }
-            return try storedAfterWrite(db, r.id)
+            return (try storedAfterWrite(db, r.id), added)
         }
     }
 
@@ -258,7 +270,7 @@ extension PassLibrary {
         for digest in Set(pruned) {
             try LibraryRows.deleteBlobIfUnused(db, digest)
         }
-        let changes = FieldChange.between(old: existing.fields, new: r.fields)
+        let changes = FieldChange.between(old: existing.fields, new: r.fields, voids: r.voided && !existing.voided)
         try LibraryRows.log(db, .replace, r.id, sha256: r.sha256, at: now, changes: changes)
         return changes
     }

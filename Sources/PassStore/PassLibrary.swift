@@ -55,6 +55,85 @@ package final class PassLibrary: @unchecked Sendable {
         }
     }
 
+    /// Opens an existing library at `path` for reading only (list, show, export, calendar, log):
+    /// nothing is created (no folder, no lock file, no library), nothing is written, and a
+    /// library in a folder this user cannot write (a backup mount, a library shared read-only)
+    /// opens too: there SQLite cannot make the WAL's `-shm` file, so the file is read as
+    /// immutable (SQLite's `immutable=1`: no locks, no shared memory), which is what such a
+    /// folder guarantees while this process reads it.
+    /// A missing file is `LibraryError.Kind.notFound`. A library of an older schema is opened
+    /// as `init(path:options:)` opens it, which migrates it (a read-only one cannot be read).
+    package static func reading(_ path: String, options: LibraryOptions = .default) throws -> PassLibrary {
+        do {
+            return try PassLibrary(readingOnly: path, options: options)
+        } catch is OlderSchema {
+            return try PassLibrary(path: path, options: options)
+        }
+    }
+
+    /// Thrown by the read-only open of a library only a writer can bring up to date.
+    struct OlderSchema: Error {}
+
+    init(readingOnly path: String, options: LibraryOptions) throws {
+        self.path = path
+        self.options = options
+        switch try LibraryFile.inspect(path) {
+        case .missing:
+            throw LibraryError(.notFound, "there is no library here (nothing was ever added to it, or the path is mistyped)", path: path)
+        case .empty:
+            throw LibraryError(.notFound, "the library is empty: nothing was ever added to it", path: path)
+        case .nonEmpty:
+            break
+        }
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(options.busyTimeout)
+        config.label = "passconduit library (read-only)"
+        let folder = (path as NSString).deletingLastPathComponent
+        let shm = path + "-shm"
+        // SQLite makes `-shm` beside the file when it is missing; where it cannot, a WAL library
+        // opens only as immutable.
+        let immutable = access(folder.isEmpty ? "." : folder, W_OK) != 0 && access(shm, F_OK) != 0
+        let opened = immutable ? Self.immutableURI(path) : path
+        let deadline = Self.deadline(after: options.retryDeadline)
+        do {
+            dbQueue = try Self.retrying("open", path: path, until: deadline) {
+                try DatabaseQueue(path: opened, configuration: config)
+            }
+        } catch let error as LibraryError where error.kind == .notALibrary {
+            throw LibraryFile.foreignFileError(path) ?? error
+        }
+        let upToDate = try Self.retrying("open", path: path, until: deadline) {
+            try dbQueue.read { db -> Bool in
+                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let userVersion = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                guard applicationID == LibrarySchema.applicationID else {
+                    throw LibraryError(.notALibrary,
+                                       "is an SQLite database of another program (application_id \(applicationID)), not a pass library; it was left untouched",
+                                       path: path)
+                }
+                let migrator = LibrarySchema.migrator
+                let applied = try migrator.appliedIdentifiers(db)
+                let known = Set(migrator.migrations)
+                if userVersion > LibrarySchema.userVersion || !applied.isSubset(of: known) {
+                    throw LibraryError(.newerSchema,
+                                       "was written by a newer passconduit (schema \(userVersion), this one knows \(LibrarySchema.userVersion)); update passconduit",
+                                       path: path)
+                }
+                return known.isSubset(of: applied)
+            }
+        }
+        guard upToDate else { throw OlderSchema() }
+    }
+
+    /// `file:` URI of `path` with `immutable=1` (SQLite reads URIs: Debian builds it with USE_URI).
+    static func immutableURI(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
+    }
+
     /// A library on a database the caller opened: an in-memory `DatabaseQueue` (tests), a
     /// `DatabasePool`. Same identity check and migrations as a file; the journal mode and any
     /// cross-process locking are the caller's. `name` stands for the path in messages.

@@ -20,6 +20,9 @@ package protocol PassLibraryBackend: AnyObject, Sendable {
     func contains(_ record: PassRecord) async throws -> LibraryState
     @discardableResult
     func add(_ record: PassRecord, allowUntrusted: Bool) async throws -> StoredPass
+    /// `add` that says whether it added: nil when the library already held these bytes (another
+    /// process added the same pass first), decided in the same transaction as the insert.
+    func addIfNew(_ record: PassRecord, allowUntrusted: Bool) async throws -> StoredPass?
     @discardableResult
     func replace(with record: PassRecord, allowUntrusted: Bool) async throws -> [FieldChange]
     /// nil when the library already holds these bytes.

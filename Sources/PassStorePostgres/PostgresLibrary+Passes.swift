@@ -21,10 +21,20 @@ extension PostgresLibrary {
 
     @discardableResult
     package func add(_ record: PassRecord, allowUntrusted: Bool) async throws -> StoredPass {
+        try await adding(record, allowUntrusted: allowUntrusted).stored
+    }
+
+    package func addIfNew(_ record: PassRecord, allowUntrusted: Bool) async throws -> StoredPass? {
+        let outcome = try await adding(record, allowUntrusted: allowUntrusted)
+        return outcome.added ? outcome.stored : nil
+    }
+
+    private func adding(_ record: PassRecord, allowUntrusted: Bool) async throws -> (stored: StoredPass, added: Bool) {
         let r = try validated(record, allowUntrusted: allowUntrusted, operation: "add")
         let now = options.now
         let location = self.location
         return try await write("add") { tx in
+            var added = false
             if let existing = try await PostgresRows.fetchIdentity(tx, r.id) {
                 guard existing.sha256 == r.sha256 else {
                     throw LibraryError(.exists, "add: \(r.id) is already in the library with different content; replace it instead",
@@ -37,8 +47,9 @@ extension PostgresLibrary {
                 try await tx.run(#"DELETE FROM passconduit.offer WHERE "user" = $1 AND pass_type_identifier = $2 AND serial_number = $3 AND sha256 = $4"#,
                                  [tx.user, r.id.passTypeIdentifier, r.id.serialNumber, r.sha256])
                 try await PostgresRows.log(tx, .add, r.id, sha256: r.sha256, at: at)
+                added = true
             }
-            return try await Self.storedAfterWrite(tx, r.id, location: location)
+            return (try await Self.storedAfterWrite(tx, r.id, location: location), added)
         }
     }
 
@@ -249,7 +260,7 @@ struct ReplaceStep: Sendable {
         for digest in Set(pruned).sorted() {
             try await PostgresRows.deleteBlobIfUnused(tx, digest)
         }
-        let changes = FieldChange.between(old: existing.fields, new: r.fields)
+        let changes = FieldChange.between(old: existing.fields, new: r.fields, voids: r.voided && !existing.voided)
         try await PostgresRows.log(tx, .replace, r.id, sha256: r.sha256, at: at, changes: changes)
         return changes
     }

@@ -362,10 +362,34 @@ struct PostgresFailure {
 
     var summary: String {
         if let serverMessage { return "the server said: \(serverMessage)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "") }
-        // postgres-nio's description of a PSQLError is a fixed generic sentence; its code says what happened.
-        if let code { return "the connection failed (\(code))" + (underlying.map { ": \($0)" } ?? "") }
-        if let underlying { return "the connection failed: \(underlying)" }
-        return "the server could not be used"
+        // postgres-nio's description of a PSQLError is a fixed generic sentence, and its code and
+        // underlying error are Swift names ("connectionError", "ChannelError.ioOnClosedChannel"):
+        // a person reads what happened in words.
+        let what: String
+        switch code {
+        case .serverClosedConnection?: what = "the server closed the connection"
+        case .uncleanShutdown?: what = "the connection broke off"
+        case .clientClosedConnection?: what = "the connection was closed"
+        default: what = "the connection failed"
+        }
+        if let cause = underlying.flatMap(Self.words) { return "\(what): \(cause)" }
+        return code == nil && underlying == nil ? "the server could not be used" : what
+    }
+
+    /// An underlying error's description as words: the system's text for its errno ("connection
+    /// refused"), "the connection was closed" for NIO's closed channel; nil when it says nothing more.
+    static func words(_ description: String) -> String? {
+        if let range = description.range(of: "errno: "),
+           let number = Int32(description[range.upperBound...].prefix(while: \.isNumber)) {
+            return String(cString: strerror(number)).lowercased()
+        }
+        if description.contains("ioOnClosedChannel") || description.contains("alreadyClosed") || description.contains("eof") {
+            return "the connection was closed"
+        }
+        if description.contains("connectTimeout") || description.contains("timeout") { return "no answer in time" }
+        // Anything else that reads like a Swift value ("Module.Type.case(…)") is left out.
+        if description.contains("(") || description.contains(".") && !description.contains(" ") { return nil }
+        return description
     }
 
     func libraryError(_ name: String, location: String) -> LibraryError {
@@ -482,7 +506,7 @@ struct PostgresSetup {
                     || (failure.connectionLost && (failure.sqlState != nil || connected.value))
                 guard worthRetrying, ContinuousClock.now < deadline else {
                     if failure.sqlState == nil, failure.connectionLost || failure.code == .connectionError {
-                        throw LibraryError(.unavailable, "open: cannot reach the PostgreSQL server: \(failure.underlying ?? failure.summary)", path: display)
+                        throw LibraryError(.unavailable, "open: cannot reach the PostgreSQL server: \(failure.underlying.flatMap(PostgresFailure.words) ?? failure.summary)", path: display)
                     }
                     throw failure.libraryError("open", location: display)
                 }
@@ -498,6 +522,11 @@ struct PostgresSetup {
         do {
             try await tx.run("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
             if try await schemaVersion(tx) == nil {
+                // Opening an existing library (a reader, the milter's map, a copy's source)
+                // creates nothing, not even the schema.
+                guard create else {
+                    throw LibraryError(.notFound, "the database holds no passconduit library (no library for user \(user))")
+                }
                 try await tx.run("CREATE SCHEMA IF NOT EXISTS passconduit")
                 try await tx.run("""
                     CREATE TABLE passconduit.migration (

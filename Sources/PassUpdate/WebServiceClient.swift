@@ -285,6 +285,10 @@ package final class WebServiceClient: Sendable {
         if lower.contains("certificate") || lower.contains("handshake") || lower.contains("verify") {
             return UpdateFailure(.unreachable, "Could not make a trusted secure connection to the issuer's server.", detail: detail)
         }
+        if lower.contains("connection refused") || lower.contains("econnrefused") {
+            return UpdateFailure(.unreachable, "The issuer's server refused the connection (nothing answers at its address now); try again later.",
+                                 detail: detail)
+        }
         if error is NIOSSLError || lower.contains("reset") || lower.contains("closed") || lower.contains("eof") {
             return UpdateFailure(.unreachable, "The issuer's server broke off the connection before the answer was complete; try again later.",
                                  detail: detail)

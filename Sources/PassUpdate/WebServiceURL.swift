@@ -21,6 +21,12 @@ package struct WebServiceURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     package init(_ text: String) throws(UpdateFailure) {
+        // A scheme that is not the web's (file:, ftp:, mailto:) says so, whether or not it has a host.
+        if let c = URLComponents(string: text.trimmingCharacters(in: .whitespaces)), let scheme = c.scheme?.lowercased(),
+           scheme != "https", scheme != "http" {
+            throw UpdateFailure(.badURL, "The pass's update address is not a web address.",
+                                detail: "webServiceURL scheme “\(scheme)” is neither https nor http")
+        }
         guard let c = URLComponents(string: text.trimmingCharacters(in: .whitespaces)),
               let scheme = c.scheme?.lowercased(), let rawHost = c.host, !rawHost.isEmpty else {
             throw UpdateFailure(.badURL, "The pass's update address is not a usable web address.",

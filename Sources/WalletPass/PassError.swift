@@ -84,19 +84,26 @@ package struct PassError: Error, Hashable, Sendable, CustomStringConvertible {
     static func notAZip(_ why: String) -> PassError { PassError(.notAZip, why) }
     static func libraryMissing(_ error: NativeLibraryError) -> PassError { PassError(.libraryMissing, error.detail) }
     static func archiveTooLarge(bytes: Int, limit: Int) -> PassError {
-        PassError(.tooLarge, "the file is \(bytes) bytes; the limit is \(limit)")
+        self.limit(.tooLarge, "the file is \(bytes) bytes; the limit is \(limit)", setting: "max-pass-bytes", value: limit)
     }
     static func tooManyEntries(_ count: Int, limit: Int) -> PassError {
-        PassError(.tooLarge, "the archive declares \(count) entries; the limit is \(limit)")
+        self.limit(.tooLarge, "the archive declares \(count) entries; the limit is \(limit)", setting: "max-pass-entries", value: limit)
     }
     static func entryTooLarge(_ name: String, declared: UInt64, limit: Int) -> PassError {
-        PassError(.tooLarge, "\(name) declares \(declared) bytes uncompressed; the limit is \(limit)")
+        self.limit(.tooLarge, "\(name) declares \(declared) bytes uncompressed; the limit is \(limit)", setting: "max-entry-bytes", value: limit)
     }
     static func totalTooLarge(_ total: UInt64, limit: Int) -> PassError {
-        PassError(.tooLarge, "the entries declare \(total) bytes uncompressed in all; the limit is \(limit)")
+        self.limit(.tooLarge, "the entries declare \(total) bytes uncompressed in all; the limit is \(limit)", setting: "max-unpacked-bytes", value: limit)
     }
     static func bundleTooLarge(members: Int, limit: Int) -> PassError {
-        PassError(.tooLarge, "the bundle holds \(members) passes; the limit is \(limit)")
+        self.limit(.tooLarge, "the bundle holds \(members) passes; the limit is \(limit)", setting: "max-bundle-members", value: limit)
+    }
+    /// A tripped limit: the code's sentence, then the limit and the setting that raises it
+    /// (the technical detail stays as it was).
+    private static func limit(_ code: Code, _ detail: String, setting: String, value: Int) -> PassError {
+        let base = message(for: code)
+        return PassError(code: code, message: String(base.dropLast()) + " (over the limit of \(value): \(setting) in the config's [limits] raises it).",
+                         detail: detail)
     }
     static func unsafeName(_ name: String, _ why: String) -> PassError {
         PassError(.unsafeArchive, "entry \(quoted(name)): \(why)")

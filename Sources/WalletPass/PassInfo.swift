@@ -71,6 +71,13 @@ package struct PassInfo: Sendable, Equatable {
     /// The whole pass.json model, unlocalized.
     package var document: PassDocument
 
+    /// Whether `relevantDate` was written as a day without a time ("2027-03-06"): that day
+    /// wherever the reader is, never shifted by a time zone (as the calendar's all-day event).
+    package var relevantDateIsDay: Bool {
+        let written = document.relevantDate ?? document.relevantDates.first.flatMap { $0.date ?? $0.startDate }
+        return written?.text.utf8.count == 10
+    }
+
     /// A new box: a copy of this info shares the old one, which must not change under it.
     private mutating func updateFields(_ change: (inout PassDocument.Fields) -> Void) {
         var fields = shownFields.value

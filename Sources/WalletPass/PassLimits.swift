@@ -21,5 +21,14 @@ package struct PassLimits: Sendable, Equatable {
 
     package init() {}
 
+    /// The limits for passes a person adds on purpose (`add FILE`): a bundle may hold as many
+    /// passes as an archive may hold entries, so a backup `export --all` wrote restores whole
+    /// (`maxBundleMembers` protects the delivery filter, where a stranger chooses the bundle).
+    package var forAddingOnPurpose: PassLimits {
+        var limits = self
+        limits.maxBundleMembers = Swift.max(maxBundleMembers, maxEntries)
+        return limits
+    }
+
     package static let `default` = PassLimits()
 }

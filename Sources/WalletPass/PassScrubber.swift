@@ -4,23 +4,31 @@ import Support
 /// A copy of a pass for a bug report: the same files, keys, styles, images and sizes, with the
 /// personal values replaced and the signature removed, so it can never pass for the original.
 ///
-/// Replaced: field values and attributed values (dates stay dates, numbers stay numbers), barcode
-/// messages and alt texts (same length and kinds of characters, so the same symbology still
-/// encodes them), the serial number, the authentication token, the grouping identifier (often a
-/// booking reference), URLs and contact links, the NFC
-/// message, every string in `userInfo`, `semantics` (of the pass and of fields) and
-/// `upcomingPassInformation` except dates and a few enumerations. Translations in `pass.strings`
-/// of a replaced value are replaced with it. Kept: organization, description, labels, colours,
-/// dates of relevance and expiry, locations, images. `pass.json` gains no key; the manifest is
-/// rewritten for the new contents; the zip comment says what was done.
+/// Replaced: field values and attributed values (dates stay dates, numbers stay numbers; the
+/// markup of an attributed value keeps its tags and attributes, a link's address becomes a
+/// placeholder), barcode messages and alt texts (same length and kinds of characters, so the same
+/// symbology still encodes them), the serial number, the authentication token, the grouping
+/// identifier (often a booking reference), the description and logo text, the relevant texts of
+/// locations and beacons, the coordinates of locations (0, 0), every date (relevant dates,
+/// expiry, semantics: 2001-01-01 in the same shape, an expiry still in the future 2099-01-01),
+/// URLs and contact links, the NFC message, every string in `userInfo`, `semantics` (of the pass
+/// and of fields) and `upcomingPassInformation` except a few enumerations. Translations in
+/// `pass.strings` of a replaced value are replaced with it. Kept: the organization name, labels,
+/// change messages, keys, colours, styles, barcode formats, beacon identifiers, images, and each
+/// `pass.strings` file's encoding (UTF-16 stays UTF-16 with its byte-order mark). `pass.json`
+/// gains no key; the manifest is rewritten for the new contents; the zip comment says what was done.
 package struct PassScrubber {
     package let limits: PassLimits
     /// Replacement characters are random (the system generator): nothing in a placeholder can be
     /// traced back to the value it replaced.
     private var random = SystemRandomNumberGenerator()
 
-    package init(limits: PassLimits = .default) {
+    /// What "still in the future" means for an expiry date.
+    package let now: Date
+
+    package init(limits: PassLimits = .default, now: Date = Date()) {
         self.limits = limits
+        self.now = now
     }
 
     package static let comment = """
@@ -89,8 +97,36 @@ package struct PassScrubber {
 
     private mutating func scrubTopLevel(_ o: inout [String: JSONValue], replaced: inout [String: String]) {
         // groupingIdentifier is often the booking reference that ties a trip's passes together.
-        for key in ["serialNumber", "authenticationToken", "groupingIdentifier"] {
+        // description and logoText often carry a name ("Carte de Germaine"), relevant texts a
+        // greeting with one ("Bienvenue GERMAINE DUPONT").
+        for key in ["serialNumber", "authenticationToken", "groupingIdentifier", "description", "logoText"] {
             if let v = o[key] { o[key] = scrambled(v, replaced: &replaced) }
+        }
+        // Dates say when a person travels: 2001-01-01 in the same shape. An expiry still to come
+        // becomes 2099-01-01, so the copy is not shown as expired when the original is not.
+        if let v = o["relevantDate"] { o["relevantDate"] = scrambled(v, replaced: &replaced) }
+        if case .string(let text)? = o["expirationDate"], let date = PassDate(text) {
+            let new = Self.placeholderDate(text, year: date.date > now ? "2099" : "2001")
+            replaced[text] = new
+            o["expirationDate"] = .string(new)
+        }
+        if let v = o["relevantDates"] { o["relevantDates"] = deep(v, replaced: &replaced) }
+        // Where a person lives, works or travels: coordinates become 0, 0 (altitude 0); the texts
+        // shown there are replaced.
+        if case .array(let places)? = o["locations"] {
+            o["locations"] = .array(places.map { place in
+                guard case .object(var p) = place else { return place }
+                for key in ["latitude", "longitude", "altitude"] where p[key]?.number != nil { p[key] = .number(0) }
+                if let v = p["relevantText"] { p["relevantText"] = scrambled(v, replaced: &replaced) }
+                return .object(p)
+            })
+        }
+        if case .array(let beacons)? = o["beacons"] {
+            o["beacons"] = .array(beacons.map { beacon in
+                guard case .object(var b) = beacon else { return beacon }
+                if let v = b["relevantText"] { b["relevantText"] = scrambled(v, replaced: &replaced) }
+                return .object(b)
+            })
         }
         for key in ["webServiceURL", "appLaunchURL"] where o[key]?.string != nil {
             o[key] = .string(Self.urlPlaceholder)
@@ -122,7 +158,13 @@ package struct PassScrubber {
     private mutating func field(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
         guard case .object(var f) = value else { return value }
         if let v = f["value"] { f["value"] = scrambled(v, replaced: &replaced) }
-        if let v = f["attributedValue"] { f["attributedValue"] = scrambled(v, replaced: &replaced) }
+        if case .string(let markup)? = f["attributedValue"] {
+            let new = scrambleMarkup(markup)
+            replaced[markup] = new
+            f["attributedValue"] = .string(new)
+        } else if let v = f["attributedValue"] {
+            f["attributedValue"] = scrambled(v, replaced: &replaced)
+        }
         if let v = f["semantics"] { f["semantics"] = deep(v, replaced: &replaced) }
         return .object(f)
     }
@@ -203,9 +245,78 @@ package struct PassScrubber {
         return String(out)
     }
 
+    /// An attributed value with its text replaced and its markup kept: tag names, attribute names
+    /// and values and entities (`&amp;`) stay, so the tags still match; a link's address
+    /// (`href`) becomes the placeholder URL, or for mailto: and tel: a scrambled address.
+    package mutating func scrambleMarkup(_ text: String) -> String {
+        var out = ""
+        var run = ""
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if c == "<", let close = Self.tagEnd(text[i...]) {
+                out += scramble(run); run = ""
+                out += scrubbedTag(String(text[i...close]))
+                i = text.index(after: close)
+                continue
+            }
+            if c == "&", let semi = text[i...].prefix(12).firstIndex(of: ";"),
+               text[text.index(after: i)..<semi].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "#" }) {
+                out += scramble(run); run = ""
+                out += text[i...semi]
+                i = text.index(after: semi)
+                continue
+            }
+            run.append(c)
+            i = text.index(after: i)
+        }
+        return out + scramble(run)
+    }
+
+    /// The `>` ending the tag at `tag`'s `<`, outside quoted attribute values (an href may hold
+    /// `>`); a quote never closed falls back to the first `>`.
+    static func tagEnd(_ tag: Substring) -> Substring.Index? {
+        var quote: Character?
+        var i = tag.index(after: tag.startIndex)
+        while i < tag.endIndex {
+            let c = tag[i]
+            if let q = quote {
+                if c == q { quote = nil }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == ">" {
+                return i
+            }
+            i = tag.index(after: i)
+        }
+        return quote == nil ? nil : tag.firstIndex(of: ">")
+    }
+
+    /// One tag as written, with the value of its `href` replaced.
+    private mutating func scrubbedTag(_ tag: String) -> String {
+        guard let range = tag.range(of: "href", options: .caseInsensitive) else { return tag }
+        var rest = tag[range.upperBound...].drop(while: { $0 == " " })
+        guard rest.first == "=" else { return tag }
+        rest = rest.dropFirst().drop(while: { $0 == " " })
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return tag }
+        let valueStart = rest.index(after: rest.startIndex)
+        guard let valueEnd = rest[valueStart...].firstIndex(of: quote) else { return tag }
+        let value = String(rest[valueStart..<valueEnd])
+        let lower = value.lowercased()
+        let new: String
+        if lower.hasPrefix("mailto:") || lower.hasPrefix("tel:") {
+            let colon = value.firstIndex(of: ":")!
+            new = String(value[...colon]) + scramble(String(value[value.index(after: colon)...]))
+        } else {
+            new = Self.urlPlaceholder
+        }
+        return String(tag[..<valueStart]) + new + String(tag[valueEnd...])
+    }
+
     /// The same date shape with 2001-01-01 00:00:00 in it (zone kept): a date field still renders.
-    static func placeholderDate(_ text: String) -> String {
-        let template = Array("2001-01-01T00:00:00".utf8)
+    /// `year` replaces the year (an expiry still to come keeps the pass current with 2099).
+    static func placeholderDate(_ text: String, year: String = "2001") -> String {
+        let template = Array((year + "-01-01T00:00:00").utf8)
         var b = Array(text.utf8)
         let isDigit = { (c: UInt8) in c >= 0x30 && c <= 0x39 }
         // Date and time digits sit at fixed places; the zone (after them) is kept.
@@ -217,13 +328,14 @@ package struct PassScrubber {
             while i < b.count, isDigit(b[i]) { b[i] = 0x30; i += 1 }
         }
         let candidate = String(decoding: b, as: UTF8.self)
-        return PassDate(candidate) != nil ? candidate : "2001-01-01T00:00:00Z"
+        return PassDate(candidate) != nil ? candidate : year + "-01-01T00:00:00Z"
     }
 
     // MARK: - pass.strings
 
     /// Entries translating a replaced value get the replacement as key and a scrambled value;
-    /// the rest (labels, organization, descriptions) stay. Written back as UTF-8 .strings.
+    /// the rest (labels, organization) stay. Written back in the file's own encoding (UTF-16 with
+    /// its byte-order mark stays so: a bug in reading it must survive into the report).
     private mutating func scrubStrings(_ bytes: [UInt8], replaced: [String: String]) -> [UInt8] {
         let file = StringsFile.parse(bytes)
         var lines: [String] = ["/* Scrubbed by passconduit: translations of replaced values are placeholders. */"]
@@ -235,7 +347,7 @@ package struct PassScrubber {
                 lines.append("\(Self.quoted(key)) = \(Self.quoted(value));")
             }
         }
-        return Array((lines.joined(separator: "\n") + "\n").utf8)
+        return StringsEncoding(of: bytes).encode(lines.joined(separator: "\n") + "\n")
     }
 
     static func quoted(_ s: String) -> String {

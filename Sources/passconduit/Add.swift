@@ -102,10 +102,12 @@ struct AddSession {
     }
 
     mutating func addFromInputs(_ paths: [String]) throws -> ExitStatus {
-        let scanner = try context.scanner(library: library)
+        let scanner = try context.scanner(library: library, onPurpose: true)
         let inputs = InputScanner(scanner: scanner, workers: InputScanner.workerCount(environment: context.environment))
         var found: [FoundPass] = []
         var problems: [InputProblem] = []
+        // A large mailbox takes a while before the first card: on a terminal, say how far it got.
+        let progress = ProgressLine(enabled: Terminal.stderrIsTerminal && context.environment["TERM"] != "dumb")
         for path in paths {
             inputs.scan(path) { event in
                 switch event {
@@ -113,26 +115,43 @@ struct AddSession {
                     if let attachment { Self.recordAsAttachment(&pass, attachment) }
                     found.append(pass)
                 case .problem(let problem):
+                    progress.clear()
                     problems.append(problem)
                     Terminal.warn(problem.description)
-                case .progress: break
+                case .progress(let input, let messages, let bytes):
+                    progress.update(input: input, messages: messages, bytes: bytes, passes: found.count)
                 }
             }
         }
+        progress.clear()
         // Bundles and mailboxes can carry the same pass twice; offer it once. One run can also
         // meet two versions of a pass (a ticket and its later update): each is decided against
         // the library as it is when its turn comes, so the second is an update (or stale), not
         // a second "new". A pass that fails to be stored is reported and the rest still go.
         var seen = Set<String>()
+        // Once the library's server is known to be down, the passes after it are not tried
+        // again one retry deadline each: they are reported at once, each by name.
+        var down: CLIError?
         for pass in found where seen.insert(pass.verdict.sha256).inserted {
+            if let down {
+                Terminal.warn("\(Self.name(of: pass)): not added: the library could not be reached (\(down.message))")
+                continue
+            }
             do {
                 try handle(current(pass), offerID: nil)
             } catch let error as CLIError {
-                Terminal.warn(error.message)
+                Terminal.warn(found.count > 1 ? "\(Self.name(of: pass)): \(error.message)" : error.message)
                 if failed == nil { failed = error.status }
+                if error.status == .tempFailure { down = error }
             }
         }
         return outcome(nothingFound: found.isEmpty, problems: problems)
+    }
+
+    /// A pass as a person recognises it in an error line: organization, description and id.
+    static func name(of pass: FoundPass) -> String {
+        guard let info = pass.verdict.pass else { return pass.source.filename ?? pass.source.input }
+        return TerminalText.line("\(info.organizationName) “\(info.description)” (\(info.passTypeIdentifier)/\(info.serialNumber))")
     }
 
     /// Shows and records the pass as the mail attachment it was, never the temporary path the
@@ -216,12 +235,18 @@ struct AddSession {
             if let offerID {
                 _ = try guarded { [library, allowUntrusted] in try await library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
             } else {
-                _ = try guarded { [library, allowUntrusted] in try await library.add(record, allowUntrusted: allowUntrusted) }
+                // Another process (a second `add` of the same pass, the filter) may have stored
+                // these bytes since the scan: then this run added nothing and says so.
+                let added = try guarded { [library, allowUntrusted] in try await library.addIfNew(record, allowUntrusted: allowUntrusted) }
+                guard added != nil else {
+                    print("Already in your library.")
+                    return
+                }
             }
             print(context.terminal.green("Added") + " to your library.")
         case .replace:
             guard let record = found.record else { return }
-            let changes = FieldChange.between(old: stored?.fields ?? [], new: record.fields)
+            let changes = FieldChange.between(old: stored?.fields ?? [], new: record.fields, voids: record.voided && stored?.voided == false)
             printChanges(changes)
             guard try ask("Update the pass in your library?", declined: "Not updated") else { return }
             if let offerID {

@@ -48,7 +48,7 @@ struct CalendarCommand: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let library = try context.library()
+            let library = try context.library(reading: true)
             let opener = try context.opener()
             var chosen: [(name: String?, pass: StoredPass)] = []
             if ids.isEmpty {

@@ -35,7 +35,9 @@ struct Context {
     /// `--trust` folder is a missing input (66); one the config file names is a configuration
     /// error (78), as for any other broken setting. A `--trust` folder holding no certificate is
     /// warned about: every pass it was meant to vouch for would read "untrusted".
-    func opener() throws -> PassOpener {
+    /// `onPurpose`: the passes are ones a person chose to add (`add FILE`), whose bundles may
+    /// hold as many passes as an archive holds entries (`PassLimits.forAddingOnPurpose`).
+    func opener(onPurpose: Bool = false) throws -> PassOpener {
         let store: TrustStore
         do {
             store = try setup.trustStore()
@@ -56,7 +58,8 @@ struct Context {
         for folder in options.trust where !store.files.contains(where: { Self.path($0, isIn: folder) }) {
             Terminal.warn("\(folder): no certificate (.pem, .crt, .cer, .der) in this trust folder; passes it should vouch for will read \"untrusted\"")
         }
-        return PassOpener(trust: store, limits: limits.pass, preferredLanguages: setup.preferredLanguages)
+        return PassOpener(trust: store, limits: onPurpose ? limits.pass.forAddingOnPurpose : limits.pass,
+                          preferredLanguages: setup.preferredLanguages)
     }
 
     /// Whether `path` is `folder` itself or a file directly in it.
@@ -71,36 +74,52 @@ struct Context {
     var libraryPath: String { setup.libraryPath }
 
     /// The library `--library`, the config or the default names, opened by the composition root.
-    func library() throws -> any PassLibraryBackend {
+    /// `reading`: the command only reads (list, show, export, calendar, render, log, send, scan):
+    /// nothing is created, a library that does not exist is a missing input (66), and a
+    /// library file in a folder this user may not write still opens.
+    func library(reading: Bool = false) throws -> any PassLibraryBackend {
         var libraryOptions = LibraryOptions()
-        libraryOptions.user = options.user
+        libraryOptions.user = try checkedUser()
         do {
-            return try LibraryRoot.openBlocking(libraryPath, options: libraryOptions)
-        } catch let error as LibraryError where error.kind == .unavailable {
-            // A server that is down or refuses us now: try again later (75), not a broken setup.
-            throw CLIError("\(error)", status: .tempFailure)
+            return reading ? try LibraryRoot.openForReadingBlocking(libraryPath, options: libraryOptions)
+                           : try LibraryRoot.openBlocking(libraryPath, options: libraryOptions)
+        } catch let error as LibraryError {
+            throw CLIError(opening: error)
         } catch {
             throw CLIError("\(error)", status: .cannotCreate)
         }
     }
 
-    func scanner(library: (any PassLibraryBackend)?) throws -> PassScanner {
+    /// `--user`, which names whose library on a PostgreSQL server. A library file belongs to the
+    /// person who owns it: there `--user` is refused (64) unless it names that login, so
+    /// `remove --user someone-else` can never act on one's own library by mistake.
+    func checkedUser() throws -> String? {
+        guard let user = options.user, !LibraryRoot.isServer(libraryPath) else { return options.user }
+        let login = LibraryRoot.loginName
+        guard user == login else {
+            throw CLIError("--user \(user): the library \(libraryPath) is a file, which holds one person's passes (\(login.isEmpty ? "this login's" : login + "'s")); --user chooses whose library on a PostgreSQL server (--library postgresql://…)",
+                           status: .usage)
+        }
+        return user
+    }
+
+    func scanner(library: (any PassLibraryBackend)?, onPurpose: Bool = false) throws -> PassScanner {
         let sniffer = setup.sniffer()
         if sniffer == nil && options.verbose { Terminal.warn("content detection without libmagic (it could not start)") }
-        return PassScanner(opener: try opener(), library: library, limits: limits, sniffer: sniffer)
+        return PassScanner(opener: try opener(onPurpose: onPurpose), library: library, limits: limits, sniffer: sniffer)
     }
 
     /// Opens the library and resolves a command's ID argument in it: what show, export, icon and
     /// remove all start with.
-    func libraryAndPass(_ text: String) throws -> (library: any PassLibraryBackend, id: PassID) {
-        let library = try library()
+    func libraryAndPass(_ text: String, reading: Bool = false) throws -> (library: any PassLibraryBackend, id: PassID) {
+        let library = try library(reading: reading)
         return (library, try resolve(text, in: library))
     }
 
     /// The pass an ID argument named: the library, its id, what the library stores about it and
     /// its bytes (show, send).
     func namedPass(_ text: String) throws -> (library: any PassLibraryBackend, id: PassID, stored: StoredPass, bytes: [UInt8]) {
-        let (library, passID) = try libraryAndPass(text)
+        let (library, passID) = try libraryAndPass(text, reading: true)
         let stored = try storedPass(passID, named: text, in: library)
         let bytes = try LibraryCall.run { try await library.export(passID) }
         return (library, passID, stored, bytes)

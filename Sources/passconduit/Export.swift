@@ -16,12 +16,19 @@ struct Export: ParsableCommand {
         it); "passconduit add FILE.pkpasses" restores it into a library: passes already there stay, \
         newer versions update them.
 
-        --scrub writes a copy of one pass for a bug report: structure, keys, styles, images and \
-        sizes stay; field values, barcode messages (same length and kinds of characters), the \
-        serial number, the authentication token, URLs and the values in userInfo and semantics \
-        are replaced by placeholders; the signature is removed and the zip's comment says so. \
-        A scrubbed copy opens with "no signature": it can never pass for the original. Images \
-        are kept as they are: look at them before you share the copy.
+        --scrub writes a copy of one pass for a bug report. Replaced by placeholders: field \
+        values (attributed values keep their tags and attributes, a link's address is \
+        replaced), barcode messages and alt texts (same length and kinds of characters), the \
+        serial number, authentication token, grouping identifier, description and logo text, \
+        the relevant texts of locations and beacons, coordinates (0, 0), every date (2001-01-01 \
+        in the same shape; an expiry still to come 2099-01-01), URLs, contact links, the NFC \
+        message, the values in userInfo, semantics and upcomingPassInformation, and their \
+        translations in pass.strings. Kept: the organization name, labels, change messages, \
+        keys, styles, colours, barcode formats, beacon identifiers, file names, images, sizes \
+        and each pass.strings file's encoding (UTF-16 stays UTF-16 with its byte-order mark). \
+        The signature is removed and the zip's comment says so: a scrubbed copy opens with "no \
+        signature" and can never pass for the original. Images are kept as they are: look at \
+        them before you share the copy.
 
         Examples:
           passconduit export 3fa2c1 -o ticket.pkpass
@@ -52,6 +59,9 @@ struct Export: ParsableCommand {
         if all && !ids.isEmpty { throw ValidationError("Give either --all or pass IDs, not both.") }
         if !all && ids.isEmpty { throw ValidationError("Name the pass to export (type/serial or a SHA-256 prefix), or give --all.") }
         if scrub && (all || ids.count != 1) { throw ValidationError("--scrub writes one pass: name exactly one.") }
+        if scrub, let output, output.lowercased().hasSuffix(".pkpasses") {
+            throw ValidationError("--scrub writes one pass, a .pkpass: name the file \(String(output.dropLast("pkpasses".count)))pkpass.")
+        }
     }
 
     /// Several passes, --all, or a `.pkpasses` file name make a bundle.
@@ -62,7 +72,7 @@ struct Export: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let library = try context.library()
+            let library = try context.library(reading: true)
             if scrub {
                 let passID = try context.resolve(ids[0], in: library)
                 let bytes = try LibraryCall.run { try await library.export(passID) }
@@ -104,10 +114,10 @@ struct Export: ParsableCommand {
             } catch {
                 throw CLIError("cannot write the bundle: \(error)", status: .ioError)
             }
-            let limit = context.limits.pass.maxBundleMembers
+            let limit = context.limits.pass.forAddingOnPurpose.maxBundleMembers
             if members.count > limit {
                 Terminal.warn("the bundle holds \(members.count) passes; \"add\" reads at most \(limit) from one bundle "
-                    + "unless max-bundle-members is raised in the config's [limits]")
+                    + "unless max-pass-entries is raised in the config's [limits]")
             }
             try OutputFile.write(bundle, to: output, what: "bundle")
             if output != nil && output != "-" {

@@ -32,7 +32,7 @@ struct Icon: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let (library, passID) = try context.libraryAndPass(id)
+            let (library, passID) = try context.libraryAndPass(id, reading: true)
             let bytes = try LibraryCall.run { try await library.export(passID) }
             guard let icon = try context.opener().open(bytes).pass?.icon else {
                 throw CLIError("\(passID): the pass has no icon", status: .dataError)

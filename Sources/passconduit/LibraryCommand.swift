@@ -43,17 +43,36 @@ struct LibraryCommand: ParsableCommand {
                 // Every version the source keeps comes across, however many its settings keep.
                 options.keptVersions = Int.max / 2
                 let (source, target) = (from, to)
-                let outcome: String = try LibraryCall.run { [options] in
-                    guard LibraryRoot.isServer(source) || FileManager.default.fileExists(atPath: source) else {
-                        throw LibraryError(.notFound, "there is no library to copy from", path: source)
+                // Locations as messages may show them: never a password.
+                let shownSource = LibraryLocation.withoutPassword(source)
+                if let user, !LibraryRoot.isServer(source), !LibraryRoot.isServer(target), user != LibraryRoot.loginName {
+                    throw CLIError("--user \(user): both libraries are files, which hold one person's passes; --user chooses whose library on a PostgreSQL server",
+                                   status: .usage)
+                }
+                // The source is only read: a user or library it does not hold is "no library to
+                // copy from" (66), and nothing is created there.
+                let opened: (from: any PassLibraryBackend, to: any PassLibraryBackend)
+                do {
+                    opened = try Blocking.run { [options] in
+                        let from: any PassLibraryBackend
+                        do {
+                            from = try await LibraryRoot.openForReading(source, options: options)
+                        } catch let error as LibraryError where error.kind == .notFound {
+                            throw LibraryError(.notFound, "there is no library to copy from (\(error.message))", path: shownSource)
+                        }
+                        let to = try await LibraryRoot.open(target, options: options)
+                        return (from, to)
                     }
-                    let from = try await LibraryRoot.open(source, options: options)
-                    let to = try await LibraryRoot.open(target, options: options)
+                } catch let error as LibraryError {
+                    throw CLIError(opening: error)
+                }
+                let outcome: String = try LibraryCall.run { [opened] in
+                    let (from, to) = opened
                     defer { Task { await from.close(); await to.close() } }
                     let problems = try await from.check(verifyBytes: true)
                     guard problems.isEmpty else {
                         throw LibraryError(.notALibrary, "copy: the library to copy from is not sound: \(problems.prefix(3).joined(separator: "; "))",
-                                           path: source)
+                                           path: from.location)
                     }
                     let snapshot = try await from.snapshot()
                     let existing = try await to.snapshot()
@@ -68,11 +87,11 @@ struct LibraryCommand: ParsableCommand {
                         throw LibraryError(.exists, wrote
                             ? "copy: the copy differs from the source in \(differences.joined(separator: ", ")); check the target"
                             : "copy: the target already holds a different library (\(differences.joined(separator: ", "))); nothing was written",
-                            path: target)
+                            path: to.location)
                     }
                     let targetProblems = try await to.check(verifyBytes: true)
                     guard targetProblems.isEmpty else {
-                        throw LibraryError(.io, "copy: the copy does not check: \(targetProblems.prefix(3).joined(separator: "; "))", path: target)
+                        throw LibraryError(.io, "copy: the copy does not check: \(targetProblems.prefix(3).joined(separator: "; "))", path: to.location)
                     }
                     let summary = "\(snapshot.passes.count) passes, \(snapshot.versions.count) kept versions, \(snapshot.offers.count) offers, \(snapshot.changes.count) changes"
                     return wrote ? "Copied \(summary) to \(to.location)." : "Already copied: \(to.location) holds the same \(summary)."

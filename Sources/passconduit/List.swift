@@ -24,9 +24,10 @@ struct List: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let library = try context.library()
+            let library = try context.library(reading: true)
             var passes = try LibraryCall.run { try await library.passes() }
-            if global.lang != nil { passes = try localized(passes, context: context, library: library) }
+            // The language chain every command follows: --lang, the config, LC_ALL, LC_MESSAGES, LANG.
+            if !context.setup.preferredLanguages.isEmpty { passes = try localized(passes, context: context, library: library) }
             let card = PassCard(terminal: context.terminal)
             let dateWidth = passes.map { PassCard.listDate($0).count }.max() ?? 0
             for pass in passes {

@@ -29,11 +29,25 @@ struct Log: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            let library = try context.library()
+            // --follow waits for a library that may not exist yet (made by the first add), as before.
+            let library = try context.library(reading: !follow)
             var last = after
+            var waiting = false
             repeat {
                 let after = last
-                let entries = try LibraryCall.run { try await library.changes(after: after) }
+                let entries: [ChangeEntry]
+                do {
+                    entries = try LibraryCall.run { try await library.changes(after: after) }
+                } catch let error as CLIError where follow && error.status == .tempFailure {
+                    // A server restarting or a library busy for a while: --follow keeps
+                    // following on both backends, and says so once.
+                    if !waiting { Terminal.warn("\(error.message); still following, trying again every 2 seconds") }
+                    waiting = true
+                    usleep(2_000_000)
+                    continue
+                }
+                if waiting { Terminal.warn("the library answers again; following") }
+                waiting = false
                 for entry in entries {
                     print(global.json ? Self.json(entry).line : Self.line(entry, terminal: context.terminal))
                     last = max(last, entry.sequence)

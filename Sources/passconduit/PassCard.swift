@@ -15,7 +15,7 @@ struct PassCard {
         if let pass = verdict.pass {
             lines.append(terminal.bold(safe("\(pass.kindName) · \(pass.organizationName)")))
             if let description = Self.visible(pass.description) { lines.append("  " + safe(description)) }
-            if let date = pass.relevantDate { lines.append(row("When", DateText.human(date))) }
+            if let date = pass.relevantDate { lines.append(row("When", pass.relevantDateIsDay ? DateText.day(date) : DateText.human(date))) }
             if let expiry = pass.expirationDate { lines.append(row("Expires", expiryText(expiry, now: now))) }
             if pass.voided { lines.append(row("Voided", "yes, the issuer has voided this pass")) }
         } else {
@@ -127,7 +127,9 @@ struct PassCard {
         return line
     }
 
+    /// The library keeps a relevant date as an instant: a day written without a time is
+    /// midnight UTC, shown as that day (as `show` and `scan` show it), not shifted by the zone.
     static func listDate(_ pass: StoredPass) -> String {
-        pass.relevantDate.map { DateText.human($0) } ?? "-"
+        pass.relevantDate.map { DateText.isMidnightUTC($0) ? DateText.day($0) : DateText.human($0) } ?? "-"
     }
 }

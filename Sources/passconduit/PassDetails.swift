@@ -16,7 +16,7 @@ struct PassDetails {
         lines.append(terminal.bold(card.safe("\(pass.kindName) · \(pass.organizationName)")))
         if let description = PassCard.visible(pass.description) { lines.append("  " + card.safe(description)) }
         if let logo = pass.logoText, !logo.isEmpty, logo != pass.organizationName { lines.append(card.row("Logo text", card.safe(logo))) }
-        if let date = pass.relevantDate { lines.append(card.row("When", DateText.human(date))) }
+        if let date = pass.relevantDate { lines.append(card.row("When", pass.relevantDateIsDay ? DateText.day(date) : DateText.human(date))) }
         if let expiry = pass.expirationDate {
             lines.append(card.row("Expires", card.expiryText(expiry, now: Date())))
         }

@@ -64,6 +64,11 @@ struct Passconduit: ParsableCommand {
             }
             return
         }
+        if let problem = UnknownCommand.problem(arguments) {
+            let line = Array(("passconduit: " + problem + "\n").utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            _exit(64)
+        }
         Self.main(arguments)
     }
 
@@ -112,5 +117,46 @@ enum SubcommandFastPath {
     static func declares(_ type: any ParsableCommand.Type, in command: any ParsableCommand.Type) -> Bool {
         ObjectIdentifier(type) == ObjectIdentifier(command)
             || command.configuration.subcommands.contains { declares(type, in: $0) }
+    }
+}
+
+/// A first word that names no command (`passconduit scna`, `passconduit help nothing`): one
+/// sentence with the closest command name, and 64, where ArgumentParser said only "Unexpected
+/// argument" (or, for `help nothing`, printed the root's help and exited 0).
+enum UnknownCommand {
+    static var names: [String] {
+        Passconduit.configuration.subcommands.map { $0._commandName }
+    }
+
+    static func problem(_ arguments: [String]) -> String? {
+        guard var word = arguments.first, !word.hasPrefix("-") else { return nil }
+        var prefix = ""
+        if word == "help" {
+            guard arguments.count >= 2, !arguments[1].hasPrefix("-") else { return nil }
+            word = arguments[1]
+            prefix = "help "
+        }
+        let known = names
+        guard !known.contains(word) else { return nil }
+        let hint = closest(to: word, in: known).map { "; did you mean “\($0)”?" } ?? ""
+        return "\(prefix)\(word): there is no such command\(hint) (the commands: \(known.joined(separator: ", ")); see passconduit --help)"
+    }
+
+    /// The name within two edits of `word` (Levenshtein), the nearest first; nil if none is.
+    static func closest(to word: String, in names: [String]) -> String? {
+        let scored = names.map { ($0, distance(Array(word.lowercased()), Array($0))) }.filter { $0.1 <= 2 }
+        return scored.min { $0.1 < $1.1 }?.0
+    }
+
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

@@ -1,7 +1,7 @@
 import Conduit
 import Foundation
 
-/// "inbox.mbox: 12 000 messages, 830 MB" on stderr, redrawn in place, for large inputs only
+/// "inbox.mbox: 12 000 messages, 830 MB, 3 passes" on stderr, redrawn in place, for large inputs only
 /// (after 2 seconds or 50 MB) and only when stderr is a terminal. Cleared before other output.
 final class ProgressLine {
     private let enabled: Bool
@@ -13,14 +13,15 @@ final class ProgressLine {
         self.enabled = enabled
     }
 
-    func update(input: String, messages: Int, bytes: Int) {
+    func update(input: String, messages: Int, bytes: Int, passes: Int) {
         guard enabled else { return }
         let now = ContinuousClock.now
         guard now - started >= .seconds(2) || bytes >= 50_000_000 else { return }
         guard lastDraw.map({ now - $0 >= .milliseconds(200) }) ?? true else { return }
         lastDraw = now
         let megabytes = Double(bytes) / 1_000_000
-        let text = "\(TerminalText.line(input)): \(messages) messages, \(String(format: "%.1f", megabytes)) MB"
+        let text = "\(TerminalText.line(input)): \(messages) messages, \(String(format: "%.1f", megabytes)) MB, "
+            + (passes == 1 ? "1 pass" : "\(passes) passes")
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
         shown = true
     }

@@ -17,15 +17,15 @@ struct Recheck {
         guard differs else { return nil }
         switch (stored, verdict.status) {
         case ("valid", .untrusted):
-            return "today's trust anchors do not include its signer (was it added with --trust or a trust folder from the config?)"
+            return "its signer is not among today's trust anchors; give the --trust folder it was added with"
         case ("untrusted", .valid):
-            return "today's trust anchors include its signer, which were not given when it was added"
+            return "its signer is among today's trust anchors, which it was not added with"
         default:
             return verdict.error.map { "\($0.message) (\($0.code.rawValue))" } ?? "it now opens as \(today)"
         }
     }
 
-    /// `show`'s status line: "valid", or "valid (checked today: untrusted, because …)".
+    /// `show`'s status line: "valid", or "valid (today: untrusted; its signer is not among …)".
     func text(_ card: PassCard) -> String {
         let terminal = card.terminal
         var text: String
@@ -35,7 +35,7 @@ struct Recheck {
         default: text = terminal.red(card.safe(stored))
         }
         if let reason {
-            text += " " + terminal.yellow("(checked today: \(today), because \(card.safe(reason)))")
+            text += " " + terminal.yellow("(today: \(today); \(card.safe(reason)))")
         }
         return text
     }

@@ -54,6 +54,22 @@ struct Render: ParsableCommand {
         guard (1...3).contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3") }
     }
 
+    /// What the user asked for and cannot get, as a sentence (64): a file named for a format
+    /// render does not write (a PNG named card.jpg opens nowhere as a JPEG), or a side of a
+    /// terminal drawing, which is the barcode only.
+    var refusal: String? {
+        if format == nil, let output, output != "-", let dot = output.lastIndex(of: "."), !output[dot...].contains("/") {
+            let ext = output[output.index(after: dot)...].lowercased()
+            if Format(rawValue: ext == "htm" ? "html" : ext) == nil || ext == "terminal" {
+                return "-o \(output): render writes PNG, PDF, SVG or HTML, not .\(ext); name the file .png, .pdf, .svg or .html, or give --format"
+            }
+        }
+        if chosenFormat == .terminal, let side, side != .front {
+            return "--side \(side.rawValue): the terminal drawing is the barcode on the front; draw the back with --format png, pdf, svg or html"
+        }
+        return nil
+    }
+
     /// --format, else -o's extension, else PNG.
     var chosenFormat: Format {
         if let format { return format }
@@ -66,6 +82,7 @@ struct Render: ParsableCommand {
 
     func run() throws {
         try Self.exiting {
+            if let refusal { throw CLIError(refusal, status: .usage) }
             let context = try Context(global)
             let pass = try RenderSource.load(source, context: context)
             let format = chosenFormat

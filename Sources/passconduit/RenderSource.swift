@@ -1,8 +1,12 @@
 import Conduit
 import Foundation
+import MailMIME
 import PassRender
 import PassStore
 import WalletPass
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The pass a `render` or `open` SOURCE names: a `.pkpass` file, `-` for standard input, or an ID
 /// in the library. Opened and verified like any pass; a pass whose pass.json cannot be read is an
@@ -20,17 +24,20 @@ struct RenderSource {
         if source == "-" {
             bytes = try readAll(FileHandle.standardInput, limit: cap, what: "standard input")
             name = "standard input"
-        } else if FileManager.default.fileExists(atPath: source) {
-            guard let handle = FileHandle(forReadingAtPath: source) else {
-                throw CLIError("\(source): cannot be read", status: .noInput)
+        } else if Self.exists(source) {
+            // The path's own bytes (a file name that is not UTF-8 opens, as in scan and add).
+            let fd = PathBytes.open(source, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw CLIError("\(source): cannot be read (\(String(cString: strerror(errno))))", status: .noInput)
             }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             defer { try? handle.close() }
             bytes = try readAll(handle, limit: cap, what: source)
             name = source
         } else if source.hasSuffix(".pkpass") || source.hasPrefix("/") || source.hasPrefix("./") || source.hasPrefix("~") {
             throw CLIError("\(source): no such file", status: .noInput)
         } else {
-            let (library, id) = try context.libraryAndPass(source)
+            let (library, id) = try context.libraryAndPass(source, reading: true)
             bytes = try LibraryCall.run { try await library.export(id) }
             name = "\(id)"
         }
@@ -41,6 +48,12 @@ struct RenderSource {
             throw CLIError("\(name): \(message)", status: .dataError)
         }
         return RenderSource(verdict: verdict, info: info, name: name)
+    }
+
+    /// Whether something is at `path` (a `PathBytes` carrier: its exact bytes).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return PathBytes.stat(path, &info) == 0
     }
 
     /// Reads to the end, refusing more than `limit` bytes (a pass is capped anyway).

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Conduit
 import Foundation
-import MailMIME
 import PassStore
 
 struct Scan: ParsableCommand {
@@ -48,9 +47,9 @@ struct Scan: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
-            // A scan only reads: with no library yet it creates none, and every pass is "new".
-            let noLibraryYet = !Self.exists(context.libraryPath)
-            let library: (any PassLibraryBackend)? = noLibraryYet ? nil : openLibraryIfPossible(context)
+            // A scan only reads: with no library yet (no file; no library for this user on the
+            // server) it creates none, and every pass is "new".
+            let (library, noLibraryYet) = try openLibraryIfPossible(context)
             let scanner = try context.scanner(library: library)
             let inputs = InputScanner(scanner: scanner, workers: InputScanner.workerCount(environment: context.environment))
             let card = PassCard(terminal: context.terminal)
@@ -83,7 +82,7 @@ struct Scan: ParsableCommand {
                         problems.append(problem)
                         Terminal.warn(problem.description)
                     case .progress(let input, let messages, let bytes):
-                        progress.update(input: input, messages: messages, bytes: bytes)
+                        progress.update(input: input, messages: messages, bytes: bytes, passes: found)
                     }
                 }
             }
@@ -99,19 +98,21 @@ struct Scan: ParsableCommand {
         }
     }
 
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return PathBytes.stat(path, &info) == 0
-    }
-
-    func openLibraryIfPossible(_ context: Context) -> (any PassLibraryBackend)? {
+    /// The library to compare with, read-only, whichever backend `--library` names; nil when
+    /// there is none yet (`noLibraryYet`), or with a warning when it cannot be read now (a server
+    /// down or refusing the login, a damaged file). A usage error (--user on a file) stops the scan.
+    func openLibraryIfPossible(_ context: Context) throws -> (library: (any PassLibraryBackend)?, noLibraryYet: Bool) {
         do {
-            return try context.library()
+            return (try context.library(reading: true), false)
+        } catch let error as CLIError where error.status == .noInput {
+            return (nil, true)
+        } catch let error as CLIError where error.status == .usage {
+            throw error
         } catch let error as CLIError {
             Terminal.warn("\(error.message) (library states are not shown)")
-            return nil
+            return (nil, false)
         } catch {
-            return nil
+            return (nil, false)
         }
     }
 }

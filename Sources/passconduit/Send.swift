@@ -20,11 +20,15 @@ struct Send: ParsableCommand {
         who learns the address can fetch it until it has been downloaded once. Use it on a \
         network you trust; the address is printed, never published.
 
-        It listens on one address only: --bind, else the address of this computer's default \
-        route (read from /proc/net/route). The phone must be on the same network.
+        It listens on one address only: --bind (an IPv4 or IPv6 address, optionally with its \
+        port: 192.168.1.20:8080, [fe80::1]:8080; names are not looked up), else the address of \
+        this computer's default route (read from /proc/net/route). --bind 0.0.0.0 or :: listens \
+        on every address and puts the default route's address in the link. The phone must be \
+        on the same network.
 
         Exit status: 0 when the pass was downloaded, 75 when nobody fetched it before the \
-        timeout, 66 when there is no such pass, 69 when there is no address to listen on.
+        timeout, 66 when there is no such pass, 64 when --bind is not an address, 69 when it \
+        cannot listen there (no such address here, the port is in use or privileged).
 
         Examples:
           passconduit send 3fa2c1
@@ -70,13 +74,8 @@ struct Send: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
+            var options = try Self.listening(bind: bind, port: port, defaultRoute: DefaultRoute.address())
             let (_, _, stored, bytes) = try context.namedPass(id)
-            guard let host = bind ?? DefaultRoute.address() else {
-                throw CLIError("this computer has no default route with an IPv4 address; name the address to listen on with --bind",
-                               status: .unavailable)
-            }
-            var options = SendOptions(host: host)
-            options.port = port
             options.timeoutSeconds = Self.seconds(timeout) ?? 300
             let terminal = context.terminal
             let server = OneShotServer(pass: bytes, fileName: Self.fileName(stored), options: options) { event in
@@ -93,7 +92,7 @@ struct Send: ParsableCommand {
             do {
                 url = try server.start()
             } catch {
-                throw CLIError("cannot listen on \(host) port \(port): \(error)", status: .unavailable)
+                throw CLIError("\(error)", status: .unavailable)
             }
             Self.say("\(stored.organizationName): \(stored.description)")
             Self.say("is served once at")
@@ -118,6 +117,43 @@ struct Send: ParsableCommand {
                 return .tempFailure
             }
         }
+    }
+
+    /// Where to listen and which address the URL names: `--bind` (an address, optionally with
+    /// its port), else the default route's address. 0.0.0.0 and :: listen on every address and
+    /// put the default route's into the URL. A value that is not an address is a usage error (64);
+    /// no address to put in the URL is 69.
+    static func listening(bind: String?, port: Int, defaultRoute: String?) throws -> SendOptions {
+        let noRoute = CLIError("this computer has no default route with an IPv4 address; name the address to listen on with --bind",
+                               status: .unavailable)
+        guard let bind else {
+            guard let route = defaultRoute else { throw noRoute }
+            var options = SendOptions(host: route)
+            options.port = port
+            return options
+        }
+        let address: BindAddress
+        switch BindAddress.parse(bind) {
+        case .success(let parsed): address = parsed
+        case .failure(let problem): throw CLIError("--bind: \(problem)", status: .usage)
+        }
+        var options = SendOptions(host: address.host)
+        options.port = port
+        if let given = address.port {
+            guard port == 0 || port == given else {
+                throw CLIError("--bind \(bind) names port \(given) and --port \(port): give the port once", status: .usage)
+            }
+            options.port = given
+        }
+        if address.isUnspecified {
+            // Every address of this computer: the URL needs one a phone can open.
+            guard let route = defaultRoute else {
+                throw CLIError("--bind \(bind) listens on every address, but the link needs one a phone can open and this computer has no default route with an IPv4 address; name that address with --bind",
+                               status: .unavailable)
+            }
+            options.urlHost = route
+        }
+        return options
     }
 
     /// Lines go out at once: the address must be readable while the server waits.

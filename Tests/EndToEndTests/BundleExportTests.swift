@@ -56,6 +56,34 @@ final class BundleExportTests: XCTestCase {
     }
 
     /// Named passes make a bundle of just those; a newer version in a bundle updates the library.
+    /// A backup of 70 passes (more than the 64 the delivery filter reads from one bundle) is
+    /// restored whole by `add`: it restored nothing, saying only "too large to open safely".
+    /// A limit that does stop a bundle names itself and the setting that raises it.
+    func testABackupOfSeventyPassesRestoresAndLimitsNameTheirSetting() throws {
+        let from = try Sandbox(), to = try Sandbox()
+        let passes = try HandOn.forgeMany(edits: (1...70).map { ["serialNumber": "MANY-\($0)"] }, in: from.dir)
+        XCTAssertEqual(try from.run("add", ["--yes"] + passes.map(\.path)).status, 0)
+        let bundle = from.dir.appendingPathComponent("backup.pkpasses")
+        let exported = try from.run("export", ["--all", "-o", bundle.path])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertEqual(exported.stderr, "passconduit: exported 70 passes to \(bundle.path).\n", "no warning: add reads it whole")
+        let restored = try to.run("add", ["--yes", bundle.path])
+        XCTAssertEqual(restored.status, 0, restored.stdout + restored.stderr)
+        XCTAssertEqual(try to.run("list", ["--json"]).objects.count, 70)
+
+        // scan (what the filter does with a stranger's bundle) stops at max-bundle-members, and says so.
+        let scan = try to.run("scan", [bundle.path])
+        XCTAssertTrue((scan.stdout + scan.stderr).contains("max-bundle-members in the config's [limits] raises it"), scan.stdout + scan.stderr)
+        // A configured limit that stops add names its setting too.
+        let config = to.dir.appendingPathComponent("small.toml")
+        try "[limits]\nmax-pass-entries = 10\n".write(to: config, atomically: true, encoding: .utf8)
+        let small = try Sandbox()
+        let refused = try small.run("add", ["--config", config.path, "--yes", bundle.path])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue((refused.stdout + refused.stderr).contains("over the limit of 10: max-pass-entries in the config's [limits] raises it"),
+                      refused.stdout + refused.stderr)
+    }
+
     func testNamedPassesMakeABundleAndANewerOneUpdates() throws {
         let a = try Sandbox(), b = try Sandbox()
         let v1 = a.dir.appendingPathComponent("v1.pkpass"), v2 = a.dir.appendingPathComponent("v2.pkpass")
@@ -86,7 +114,9 @@ final class BundleExportTests: XCTestCase {
         let both = try sandbox.run("export", ["--all", "abc"])
         XCTAssertEqual(both.status, 64)
         let empty = try sandbox.run("export", ["--all", "-o", sandbox.dir.appendingPathComponent("x.pkpasses").path])
+        // No library at all: said so (66), and none is created by a command that only reads.
         XCTAssertEqual(empty.status, 66)
-        XCTAssertTrue(empty.stderr.contains("empty"), empty.stderr)
+        XCTAssertTrue(empty.stderr.contains("there is no library here"), empty.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.library))
     }
 }

@@ -79,6 +79,23 @@ final class HelpTests: XCTestCase {
         XCTAssertEqual(try sandbox.run("scan", ["x", "--version"], common: false).stdout, "0.1.0\n")
     }
 
+    /// Issue 26 item 12: `passconduit scna` got no hint and `help nothing` printed the root's help
+    /// and exited 0. A word that names no command is one sentence with the nearest name, 64.
+    func testAnUnknownCommandIsNamedWithTheNearestOne() throws {
+        let typo = try sandbox.run("scna", ["x.eml"], common: false)
+        XCTAssertEqual(typo.status, 64, typo.stderr)
+        XCTAssertTrue(typo.stderr.hasPrefix("passconduit: scna: there is no such command; did you mean “scan”?"), typo.stderr)
+        let help = try sandbox.run("help", ["nothing"], common: false)
+        XCTAssertEqual(help.status, 64, help.stdout + help.stderr)
+        XCTAssertTrue(help.stderr.contains("help nothing: there is no such command"), help.stderr)
+        XCTAssertEqual(help.stdout, "")
+        let far = try sandbox.run("zzzzzzzz", [], common: false)
+        XCTAssertEqual(far.status, 64)
+        XCTAssertFalse(far.stderr.contains("did you mean"), far.stderr)
+        // Real commands and help for them are untouched.
+        XCTAssertEqual(try sandbox.run("help", ["scan"], common: false).status, 0)
+    }
+
     func testManPageIsCurrent() throws {
         let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
         for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {

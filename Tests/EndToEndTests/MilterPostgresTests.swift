@@ -36,7 +36,8 @@ final class MilterPostgresTests: XCTestCase {
 
     func testOffersLandOnlyInTheLibraryTheServerHoldsForTheRecipient() throws {
         // alice@example.org has a library on the server (made by the CLI); bob@example.org has none.
-        let made = try cli("list", user: "alice@example.org", ["--json"])
+        // (`offers` opens for writing, which makes the library; `list` only reads and makes none.)
+        let made = try cli("offers", user: "alice@example.org", ["--json"])
         XCTAssertEqual(made.status, 0, made.stderr)
         XCTAssertEqual(made.objects.count, 0)
         milter = try MilterProcess(home: home, arguments: ["--library-map", server.location(database: database)])

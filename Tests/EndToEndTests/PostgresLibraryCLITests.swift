@@ -34,8 +34,11 @@ final class PostgresLibraryCLITests: XCTestCase {
         let show = try run("show", ["--no-barcode", String(sha256.prefix(8))])
         XCTAssertEqual(show.status, 0, show.stderr)
         XCTAssertTrue(show.stdout.contains("EVT-2026-0001"), show.stdout)
-        // Another user of the same database has a library of their own.
-        XCTAssertEqual(try run("list", ["--json"], user: "bob").objects.count, 0)
+        // Another user of the same database has a library of their own: none yet, which a
+        // read-only command says (66, as for a file library that does not exist).
+        let bob = try run("list", ["--json"], user: "bob")
+        XCTAssertEqual(bob.status, 66, bob.stderr)
+        XCTAssertTrue(bob.stderr.contains("no library for user bob"), bob.stderr)
         let again = try run("add", ["--yes", message("type.eml")])
         XCTAssertEqual(again.status, 0, again.stderr)
         let remove = try run("remove", ["--yes", "\(type)/EVT-2026-0001"])

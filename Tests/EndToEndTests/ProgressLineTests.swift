@@ -29,7 +29,7 @@ final class ProgressLineTests: XCTestCase {
 
     /// Runs `scan` on the mbox with stderr (and the controlling terminal) on a pseudo-terminal
     /// and stdout to a file; returns what the terminal showed and what stdout got.
-    func scanOnTerminal(term: String) throws -> (terminal: String, cards: String) {
+    func scanOnTerminal(term: String, command: [String] = ["scan"]) throws -> (terminal: String, cards: String) {
         let outFile = sandbox.dir.appendingPathComponent("cards.txt")
         let script = """
         import os, pty, sys, json
@@ -51,7 +51,7 @@ final class ProgressLineTests: XCTestCase {
         sys.stdout.buffer.write(out)
         sys.exit(os.waitstatus_to_exitcode(status))
         """
-        let argv = [Binary.url.path, "scan"] + sandbox.common + [mbox.path]
+        let argv = [Binary.url.path] + command + sandbox.common + [mbox.path]
         func json(_ value: Any) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: value), as: UTF8.self) }
         var environment = sandbox.environment
         environment["TERM"] = term
@@ -74,6 +74,16 @@ final class ProgressLineTests: XCTestCase {
         XCTAssertTrue(terminal.hasSuffix("\r\u{1B}[K"), "cleared at the end: \(terminal.debugDescription)")
         XCTAssertTrue(cards.hasPrefix("Event Ticket · Passconduit Arena\n"), cards)
         XCTAssertFalse(cards.contains("\u{1B}"), "nothing of the progress line reaches stdout: \(cards.debugDescription)")
+    }
+
+    /// Issue 26 item 13: `add` of a large mailbox printed nothing until the end. It draws the
+    /// same line while it reads (with the passes found so far), cleared before the cards.
+    func testAddDrawsTheProgressLineToo() throws {
+        let (terminal, cards) = try scanOnTerminal(term: "xterm", command: ["add", "--yes"])
+        XCTAssertTrue(terminal.contains("\r\u{1B}[K\(mbox.path): "), "progress line drawn in place: \(terminal.debugDescription)")
+        XCTAssertTrue(terminal.contains(" MB, 0 passes"), "says the passes found: \(terminal.debugDescription)")
+        XCTAssertTrue(cards.contains("Added to your library."), cards)
+        XCTAssertFalse(cards.contains("\u{1B}[K"), cards.debugDescription)
     }
 
     /// TERM=dumb (Emacs shell buffers) cannot erase a line: the escapes showed as garbage.

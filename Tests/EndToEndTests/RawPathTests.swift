@@ -63,6 +63,23 @@ final class RawPathTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("gone\\xe9.eml: no such file or folder"), missing.stderr)
     }
 
+    /// `render` and `open` said "no such file" for a name that is not UTF-8, which `scan` and
+    /// `add` open (issue 26 item 8): every command that takes a path takes its bytes.
+    func testRenderAndOpenTakeANameThatIsNotUTF8() throws {
+        let render = try bash("""
+            cp "$SAMPLES/passes/event-ticket.pkpass" $'caf\\xe9.pkpass'
+            pc render $'caf\\xe9.pkpass' --format svg -o card.svg && head -c 200 card.svg
+            """)
+        XCTAssertEqual(render.status, 0, render.stdout + render.stderr)
+        XCTAssertTrue(render.stdout.contains("<svg"), render.stdout)
+        // open gets as far as the browser (none here): the file itself was read.
+        let open = try bash(#"PATH=/nonexistent pc open $'caf\xe9.pkpass'"#)
+        XCTAssertFalse(open.stderr.contains("no such file"), open.stderr)
+        XCTAssertTrue(open.stderr.contains("xdg-open"), open.stderr)
+        let missing = try bash(#"pc render $'gone\xe9.pkpass' --format svg -o x.svg"#)
+        XCTAssertEqual(missing.status, 66, missing.stderr)
+    }
+
     func testAMaildirMessageWhoseNameIsNotUTF8IsRead() throws {
         let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))])
         try FileManager.default.createDirectory(at: sandbox.dir.appendingPathComponent("Maildir/new"), withIntermediateDirectories: true)

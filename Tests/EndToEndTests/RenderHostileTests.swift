@@ -224,6 +224,74 @@ final class RenderHostileTests: XCTestCase {
         XCTAssertTrue(page.contains("aria-label=\"front of the pass\"") && page.contains("aria-label=\"back of the pass\""))
     }
 
+    /// Issue 26 item 12: without a browser `open` said "try again later" (75) and left its page
+    /// behind; each call left one more copy in /tmp. Now: 69 and no page left; one page per pass.
+    func testOpenWithoutABrowserIs69AndPagesAreNotMultiplied() throws {
+        let bin = sandbox.dir.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let fake = bin.appendingPathComponent("xdg-open")
+        func open(_ script: String?) throws -> Run {
+            if let script {
+                try script.write(to: fake, atomically: true, encoding: .utf8)
+                chmod(fake.path, 0o755)
+            } else {
+                try? FileManager.default.removeItem(at: fake)
+            }
+            return try sandbox.run("open", [Run.sample("passes/boarding-pass.pkpass")],
+                                   environment: ["PATH": bin.path, "TMPDIR": sandbox.dir.path])
+        }
+        func pages() throws -> [String] {
+            let fm = FileManager.default
+            return try fm.contentsOfDirectory(atPath: sandbox.dir.path).filter { $0.hasPrefix("passconduit-") }.flatMap { folder in
+                try fm.contentsOfDirectory(atPath: sandbox.dir.appendingPathComponent(folder).path).map { folder + "/" + $0 }
+            }
+        }
+        let none = try open(nil)
+        XCTAssertEqual(none.status, 69, none.stderr)
+        XCTAssertTrue(none.stderr.contains("xdg-open is not installed"), none.stderr)
+        let failing = try open("#!/bin/sh\nexit 3\n")
+        XCTAssertEqual(failing.status, 69, failing.stderr)
+        XCTAssertEqual(try pages(), [], "a page nothing opened was left behind")
+        XCTAssertEqual(try open("#!/bin/sh\nexit 0\n").status, 0)
+        XCTAssertEqual(try open("#!/bin/sh\nexit 0\n").status, 0)
+        let left = try pages()
+        XCTAssertEqual(left.count, 1, "one page per pass, not one per call: \(left)")
+    }
+
+    /// Issue 26 item 12: an attributedValue link whose href holds a ">" ended the tag there and
+    /// showed the rest of the address as text. The tag ends outside its quoted attribute.
+    func testALinkWhoseAddressHoldsAnAngleBracketShowsOnlyItsText() throws {
+        let pass = sandbox.dir.appendingPathComponent("link.pkpass")
+        try HandOn.forge(set: ["eventTicket": [
+            "primaryFields": [["key": "event", "label": "EVENT", "value": "Concert"]],
+            "backFields": [["key": "more", "label": "MORE", "value": "Read more",
+                            "attributedValue": #"<a href="https://example.org/?q=a>b&x=<c>">Read more</a> about it"#]],
+        ]], to: pass)
+        let html = try sandbox.run("render", [pass.path, "--format", "html", "-o", "-"])
+        XCTAssertEqual(html.status, 0, html.stderr)
+        XCTAssertTrue(html.stdout.contains(#"<dd dir="auto"><a href="https://example.org/?q=a&gt;b&amp;x=&lt;c&gt;" rel="noreferrer noopener">Read more</a> about it</dd>"#),
+                      html.stdout)
+        let png = try sandbox.run("render", [pass.path, "--format", "svg", "--side", "back", "-o", "-"])
+        XCTAssertEqual(png.status, 0, png.stderr)
+        XCTAssertFalse(png.stdout.contains("x=&lt;c"), "the address leaked into the drawn text")
+    }
+
+    /// Issue 26 item 12: `render -o card.jpg` wrote a PNG named .jpg, and `--format terminal
+    /// --side back` drew the front; both are now refused with a sentence (64), nothing written.
+    func testRenderRefusesWhatItCannotDraw() throws {
+        let jpg = try sandbox.run("render", [Run.sample("passes/boarding-pass.pkpass"), "-o", "card.jpg"])
+        XCTAssertEqual(jpg.status, 64, jpg.stderr)
+        XCTAssertTrue(jpg.stderr.contains("render writes PNG, PDF, SVG or HTML, not .jpg"), jpg.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.dir.appendingPathComponent("card.jpg").path))
+        let back = try sandbox.run("render", [Run.sample("passes/boarding-pass.pkpass"), "--format", "terminal", "--side", "back"])
+        XCTAssertEqual(back.status, 64, back.stderr)
+        XCTAssertTrue(back.stderr.contains("--side back: the terminal drawing is the barcode on the front"), back.stderr)
+        XCTAssertEqual(back.stdout, "")
+        // What it can draw still works, named either way.
+        XCTAssertEqual(try sandbox.run("render", [Run.sample("passes/boarding-pass.pkpass"), "-o", "card.png"]).status, 0)
+        XCTAssertEqual(try sandbox.run("render", [Run.sample("passes/boarding-pass.pkpass"), "--format", "png", "-o", "card.bin"]).status, 0)
+    }
+
     /// Peak memory (max RSS, KB) of one `passconduit render` run, measured by a fresh Python
     /// parent (getrusage of its only child), so nothing else this test process started counts.
     func peakKB(_ arguments: [String]) throws -> (status: Int32, kb: Int) {

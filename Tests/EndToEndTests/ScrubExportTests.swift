@@ -60,9 +60,46 @@ final class ScrubExportTests: XCTestCase {
         XCTAssertEqual(add.status, 65, "a scrubbed copy is never added")
     }
 
+    /// The real pass `pkpassvalidator__good` (Tests/WalletPassTests/Fixtures/pkpass-real, origin in
+    /// its MANIFEST.md) greets its holder by name in three locations' relevant texts and names
+    /// them in its description: none of it, nor the coordinates, survives the copy.
+    func testRealPassLosesTheNameInItsLocationsAndItsCoordinates() throws {
+        let sandbox = try Sandbox()
+        let original = Run.root.appendingPathComponent("Tests/WalletPassTests/Fixtures/pkpass-real/pkpassvalidator__good.pkpass").path
+        let add = try sandbox.run("add", ["--yes", original])
+        XCTAssertEqual(add.status, 0, add.stderr)
+        let scrubbed = sandbox.dir.appendingPathComponent("for-report.pkpass")
+        let r = try sandbox.run("export", ["pass.fr.avomark.lerendezvous/23403552810", "--scrub", "-o", scrubbed.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let secrets = ["GERMAINE", "DUPONT", "Germaine", "Dupont", "Bienvenue", "23403552810", "Carte de fid",
+                       "44.8358213", "-0.57572959999993", "44.83359562", "df6f7e550fcdd4c019262fe4ce4e5976", "avomark.fr"]
+        let secretsJSON = String(decoding: try JSONSerialization.data(withJSONObject: secrets), as: UTF8.self)
+        let out = try HandOn.run("/usr/bin/python3", ["-c", Self.inspect, scrubbed.path, secretsJSON])
+        XCTAssertEqual(out.status, 0, out.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["found"] as? [String], [], "personal values survived")
+        XCTAssertEqual(report["manifestMatches"] as? Bool, true)
+        let pass = try XCTUnwrap(report["pass"] as? [String: Any])
+        XCTAssertEqual(pass["organizationName"] as? String, "Le rendez vous", "the issuer stays")
+        let locations = try XCTUnwrap(pass["locations"] as? [[String: Any]])
+        XCTAssertEqual(locations.count, 3)
+        for place in locations {
+            XCTAssertEqual(place["latitude"] as? Double, 0)
+            XCTAssertEqual((place["relevantText"] as? String)?.count, "Bienvenue GERMAINE DUPONT\nLe rendez vous".count)
+        }
+        let labels = ((pass["storeCard"] as? [String: Any])?["secondaryFields"] as? [[String: Any]])?.compactMap { $0["label"] as? String }
+        XCTAssertEqual(labels, ["Titulaire de la carte", "Offre(s) du moment"], "labels stay")
+    }
+
     func testScrubNamesExactlyOnePass() throws {
         let sandbox = try Sandbox()
         XCTAssertEqual(try sandbox.run("export", ["--all", "--scrub"]).status, 64)
         XCTAssertEqual(try sandbox.run("export", ["a", "b", "--scrub"]).status, 64)
+        // One pass is a .pkpass: a bundle's name for it is refused (issue 26 item 12).
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/event-ticket.pkpass")]).status, 0)
+        let bundle = try sandbox.run("export", ["pass.org.passconduit.event/EVT-2026-0001", "--scrub", "-o", "x.pkpasses"])
+        XCTAssertEqual(bundle.status, 64, bundle.stderr)
+        XCTAssertTrue(bundle.stderr.contains("name the file x.pkpass"), bundle.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.dir.appendingPathComponent("x.pkpasses").path))
     }
 }

@@ -198,6 +198,114 @@ final class SendTests: XCTestCase {
         XCTAssertEqual(server.exitStatus(within: 15), 0, server.text)
     }
 
+    /// A TCP socket listening on 127.0.0.1 at a free port: (descriptor, port). Close it after.
+    func occupiedPort() throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound)
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// Every way of naming a place `send` cannot listen on ends in one sentence and 64 (not an
+    /// address) or 69 (no such address here, the port taken), never a crash: the debug build
+    /// (the one tests run) traps on a NIO promise left unfulfilled, as it did on each of these.
+    func testBindFailuresAreOneSentenceAndAnExitStatusNeverACrash() throws {
+        let sandbox = try Sandbox()
+        let id = try library(sandbox)
+        let (fd, busy) = try occupiedPort()
+        defer { close(fd) }
+        let cases: [(arguments: [String], status: Int32, says: String)] = [
+            (["--bind", "foo"], 64, "--bind: “foo” is not an address"),
+            (["--bind", "127.0.0.1:http"], 64, "the port “http” is not a number"),
+            (["--bind", "[::1"], 64, "lacks its “]”"),
+            (["--bind", "127.0.0.1:80", "--port", "81"], 64, "give the port once"),
+            (["--bind", "192.0.2.55"], 69, "cannot listen on 192.0.2.55 (any free port): no network interface of this computer has that address"),
+            (["--bind", "127.0.0.1", "--port", String(busy)], 69, "cannot listen on 127.0.0.1 port \(busy): another program already uses that port"),
+            (["--bind", "127.0.0.1:\(busy)"], 69, "cannot listen on 127.0.0.1 port \(busy): another program already uses that port"),
+        ]
+        for c in cases {
+            let run = try sandbox.run("send", [id, "--timeout", "5"] + c.arguments)
+            XCTAssertEqual(run.status, c.status, "\(c.arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains(c.says), "\(c.arguments): \(run.stderr)")
+            XCTAssertFalse(run.stderr.contains("Fatal error"), "\(c.arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "one sentence: \(run.stderr)")
+            XCTAssertEqual(run.stdout, "", "nothing served: \(run.stdout)")
+        }
+    }
+
+    /// An address in brackets (as in a URL) is an IPv6 address to listen on, and the link
+    /// carries it in brackets.
+    func testBracketedIPv6AddressIsServedThere() throws {
+        let sandbox = try Sandbox()
+        let id = try library(sandbox)
+        let server = try Server(sandbox, [id, "--bind", "[::1]", "--timeout", "30"])
+        let url = try server.url()
+        XCTAssertTrue(url.hasPrefix("http://[::1]:"), url)
+        let file = sandbox.dir.appendingPathComponent("v6.pkpass")
+        XCTAssertEqual(try curl(["-g", "-o", file.path, "-w", "%{http_code}", url]).stdout, "200")
+        XCTAssertEqual(try Data(contentsOf: file), try Data(contentsOf: URL(fileURLWithPath: Run.sample("passes/event-ticket.pkpass"))))
+        XCTAssertEqual(server.exitStatus(within: 15), 0, server.text)
+    }
+
+    /// 0.0.0.0 listens on every address, but no phone can open http://0.0.0.0: the link (and the
+    /// QR code) carry the default route's address, which serves the pass.
+    func testEveryAddressPutsTheDefaultRoutesAddressInTheLink() throws {
+        let sandbox = try Sandbox()
+        let id = try library(sandbox)
+        let server = try Server(sandbox, [id, "--bind", "0.0.0.0", "--timeout", "30"])
+        guard let url = try? server.url() else {
+            // Only a computer without a default route may refuse, and then with its sentence.
+            XCTAssertEqual(server.exitStatus(within: 15), 69, server.text)
+            XCTAssertTrue(server.text.contains("no default route with an IPv4 address"), server.text)
+            XCTAssertFalse(FileManager.default.contents(atPath: "/proc/net/route").map { String(decoding: $0, as: UTF8.self) }?
+                .contains("\t00000000\t") ?? false, "there is a default route: \(server.text)")
+            return
+        }
+        XCTAssertFalse(url.contains("0.0.0.0"), url)
+        XCTAssertFalse(server.text.contains("0.0.0.0"), server.text)
+        XCTAssertEqual(try curl(["-o", "/dev/null", "-w", "%{http_code}", url]).stdout, "200")
+        XCTAssertEqual(server.exitStatus(within: 15), 0, server.text)
+    }
+
+    /// Twenty connections that send nothing hold every place the server has; the phone's
+    /// download still gets the pass at once, not after the 30 s a connection may live.
+    func testIdleConnectionsDoNotStarveTheDownload() throws {
+        let sandbox = try Sandbox()
+        let id = try library(sandbox)
+        let server = try Server(sandbox, [id, "--bind", "127.0.0.1", "--timeout", "60"])
+        let url = try server.url()
+        let script = #"""
+        import socket, subprocess, sys, time, urllib.parse
+        u = urllib.parse.urlparse(sys.argv[1])
+        idle = [socket.create_connection((u.hostname, u.port), timeout=5) for _ in range(20)]
+        time.sleep(0.5)
+        start = time.monotonic()
+        code = subprocess.run(["/usr/bin/curl", "-s", "--max-time", "20", "-o", sys.argv[2], "-w", "%{http_code}", sys.argv[1]],
+                              capture_output=True, text=True).stdout
+        print(code, round(time.monotonic() - start, 2))
+        for s in idle:
+            s.close()
+        """#
+        let file = sandbox.dir.appendingPathComponent("crowded.pkpass")
+        let result = try HandOn.run("/usr/bin/python3", ["-c", script, url, file.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let words = result.stdout.split(separator: " ")
+        XCTAssertEqual(words.first, "200", result.stdout + server.text)
+        XCTAssertLessThan(Double(words.last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "") ?? 99, 4, result.stdout)
+        XCTAssertEqual(try Data(contentsOf: file), try Data(contentsOf: URL(fileURLWithPath: Run.sample("passes/event-ticket.pkpass"))))
+        XCTAssertEqual(server.exitStatus(within: 15), 0, server.text)
+    }
+
     func testHelpSaysThePassTravelsUnencrypted() throws {
         let sandbox = try Sandbox()
         let help = try sandbox.run("send", ["--help"], common: false)

@@ -153,6 +153,70 @@ final class UpdateFaultTests: XCTestCase {
         }
     }
 
+    /// Issue 26 item 10: a refused connection read "broke off the connection before the answer
+    /// was complete", and a file: URL "does not parse as an absolute URL". Each says what it is.
+    func testARefusedConnectionAndAFileURLSayWhatTheyAre() throws {
+        let sandbox = try Sandbox()
+        // A port nothing listens on: bind one, note it, close it.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0 }
+        }
+        close(probe)
+        let closedPort = Int(UInt16(bigEndian: address.sin_port))
+        let (refusedID, _) = try addPass(sandbox, serial: "refused-\(UUID().uuidString.prefix(6))", url: "https://127.0.0.1:\(closedPort)/")
+        let refused = try sandbox.run("update", ["--json", refusedID])
+        let refusedError = refused.outcome?["error"] as? [String: Any]
+        XCTAssertEqual(refusedError?["code"] as? String, "unreachable", refused.stdout)
+        XCTAssertTrue((refusedError?["message"] as? String ?? "").contains("refused the connection"), refused.stdout)
+        XCTAssertFalse((refusedError?["message"] as? String ?? "").contains("broke off"), refused.stdout)
+
+        let (fileID, _) = try addPass(sandbox, serial: "file-\(UUID().uuidString.prefix(6))", url: "file:///etc/passwd")
+        let file = try sandbox.run("update", ["--json", fileID])
+        let fileError = file.outcome?["error"] as? [String: Any]
+        XCTAssertEqual(fileError?["message"] as? String, "The pass's update address is not a web address.", file.stdout)
+        XCTAssertTrue((fileError?["detail"] as? String ?? "").contains("scheme “file” is neither https nor http"), file.stdout)
+    }
+
+    /// Issue 26 item 10: the issuer serving the very bytes stored, checked without the --trust
+    /// folder the pass was added under, was "refused" (65); it is "unchanged".
+    func testTheSameBytesAreUnchangedWithoutTheTrustFolder() throws {
+        let (server, ca) = try started()
+        let sandbox = try Sandbox()
+        let serial = "ok-same\(UUID().uuidString.prefix(8))"
+        let (id, v1) = try addPass(sandbox, serial: serial)
+        try FileManager.default.copyItem(at: v1, to: server.dir.appendingPathComponent(serial + ".pkpass"))
+        let r = try sandbox.run("update", ["--json", "--ca-file", ca, "--library", sandbox.library, id], common: false)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertEqual(r.outcome?["outcome"] as? String, "unchanged", r.stdout)
+        XCTAssertEqual(try exportSHA(sandbox, id), try sha256(v1))
+    }
+
+    /// Issue 26 item 10: an update that voids the pass reported only "Gate changed to C3.";
+    /// the cancellation leads the text, the JSON and the log.
+    func testAnUpdateThatVoidsThePassSaysSoFirst() throws {
+        let (server, ca) = try started()
+        let sandbox = try Sandbox()
+        let serial = "ok-void\(UUID().uuidString.prefix(8))"
+        let (id, _) = try addPass(sandbox, serial: serial)
+        let v2 = try UpdateKit.pass(serial: serial, webServiceURL: "https://127.0.0.1:\(server.port)/", gate: "C3",
+                                    signed: now.addingTimeInterval(-3600), extra: ["voided": true], in: sandbox.dir)
+        try FileManager.default.copyItem(at: v2, to: server.dir.appendingPathComponent(serial + ".pkpass"))
+        let r = try sandbox.run("update", ["--json", "--ca-file", ca, id])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let changes = try XCTUnwrap(r.outcome?["changes"] as? [[String: Any]], r.stdout)
+        XCTAssertEqual(changes.first?["key"] as? String, "voided", r.stdout)
+        XCTAssertEqual(changes.first?["message"] as? String, "The issuer voided this pass.", r.stdout)
+        let log = try sandbox.run("log")
+        XCTAssertTrue(log.stdout.contains("The issuer voided this pass."), log.stdout)
+        let show = try sandbox.run("show", ["--no-barcode", id])
+        XCTAssertTrue(show.stdout.contains("The issuer voided this pass."), show.stdout)
+    }
+
     func testPlainHTTPOnlyToLoopbackHosts() throws {
         let sandbox = try Sandbox()
         let (id, file) = try addPass(sandbox, serial: "ok-\(UUID().uuidString.prefix(6))", url: "http://passes.example.com/service/")

@@ -19,7 +19,8 @@ final class ViewsAgreeTests: XCTestCase {
 
         let show = try sandbox.run("show", withoutTrust + [Self.event], common: false)
         XCTAssertEqual(show.status, 0, show.stderr)
-        XCTAssertTrue(show.stdout.contains("  Status      valid (checked today: untrusted, because today's trust anchors do not include its signer"), show.stdout)
+        // One plain clause, not three nested ones (issue 26 item 12).
+        XCTAssertTrue(show.stdout.contains("  Status      valid (today: untrusted; its signer is not among today's trust anchors; give the --trust folder it was added with)\n"), show.stdout)
         let list = try sandbox.run("list", withoutTrust, common: false)
         XCTAssertFalse(list.stdout.contains("untrusted"), list.stdout)
 
@@ -101,5 +102,50 @@ final class ViewsAgreeTests: XCTestCase {
         XCTAssertEqual(warned.status, 0, warned.stderr)
         XCTAssertTrue(warned.stderr.contains("\(empty.path): no certificate"), warned.stderr)
         XCTAssertFalse(try sandbox.run("scan", [Run.sample("passes/event-ticket.pkpass")]).stderr.contains("no certificate"))
+    }
+}
+
+/// Issue 26 items 6 and 7: a day without a time is that day in every view, whatever the zone;
+/// `list` follows LANG, LC_MESSAGES and LC_ALL like every other command.
+final class DayAndLanguageTests: XCTestCase {
+    override func tearDown() { FilterRun.cleanUp() }
+
+    /// `relevantDate: "2027-03-06"` was "Fri 5 Mar 2027, 19:00 GMT-5" in New York in scan, list
+    /// and show (midnight UTC moved to the zone), while the calendar made it an all-day event on
+    /// 6 March. Every view now says Sat 6 Mar 2027.
+    func testADateOnlyRelevantDateIsThatDayInEveryZone() throws {
+        let sandbox = try Sandbox()
+        let pass = sandbox.dir.appendingPathComponent("day.pkpass")
+        try HandOn.forge(set: ["relevantDate": "2027-03-06", "serialNumber": "DAY-1"], to: pass)
+        for zone in ["America/New_York", "Asia/Tokyo", "UTC"] {
+            let scan = try sandbox.run("scan", [pass.path], environment: ["TZ": zone])
+            XCTAssertTrue(scan.stdout.contains("When        Sat 6 Mar 2027\n"), "\(zone): \(scan.stdout)")
+        }
+        XCTAssertEqual(try sandbox.run("add", ["--yes", pass.path]).status, 0)
+        for zone in ["America/New_York", "Asia/Tokyo"] {
+            let list = try sandbox.run("list", [], environment: ["TZ": zone])
+            XCTAssertTrue(list.stdout.contains("  Sat 6 Mar 2027  "), "\(zone): \(list.stdout)")
+            let show = try sandbox.run("show", ["--no-barcode", "pass.org.passconduit.event/DAY-1"], environment: ["TZ": zone])
+            XCTAssertTrue(show.stdout.contains("When        Sat 6 Mar 2027\n"), "\(zone): \(show.stdout)")
+        }
+        // A time keeps its time and zone.
+        let timed = try sandbox.run("scan", [Run.sample("passes/event-ticket.pkpass")], environment: ["TZ": "America/New_York"])
+        XCTAssertTrue(timed.stdout.contains("When        Fri 12 Jun 2026, 13:00 "), timed.stdout)
+    }
+
+    /// `list` took its language only from --lang; LANG, LC_MESSAGES and LC_ALL were ignored,
+    /// though its help and every other command follow them.
+    func testListFollowsTheLanguageOfTheEnvironment() throws {
+        let sandbox = try Sandbox()
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/localized.pkpass")]).status, 0)
+        let german = try sandbox.run("list", [], environment: ["LANG": "de_DE.UTF-8"])
+        XCTAssertTrue(german.stdout.contains("Passconduit Bibliothek · Bibliotheksausweis"), german.stdout)
+        let messages = try sandbox.run("list", [], environment: ["LANG": "C.UTF-8", "LC_MESSAGES": "fr_FR.UTF-8"])
+        XCTAssertTrue(messages.stdout.contains("Bibliothèque Passconduit"), messages.stdout)
+        let all = try sandbox.run("list", ["--json"], environment: ["LANG": "fr_FR.UTF-8", "LC_ALL": "de_DE.UTF-8"])
+        XCTAssertTrue(all.objects.contains { $0["organizationName"] as? String == "Passconduit Bibliothek" }, all.stdout)
+        // --lang still wins, and it agrees with show.
+        let flag = try sandbox.run("list", ["--lang", "fr"], environment: ["LANG": "de_DE.UTF-8"])
+        XCTAssertTrue(flag.stdout.contains("Bibliothèque Passconduit"), flag.stdout)
     }
 }

@@ -23,9 +23,12 @@ final class LibraryCallTests: XCTestCase {
         XCTAssertEqual(status(of: .refused), 65)
         XCTAssertEqual(status(of: .notFound), 66)
         XCTAssertEqual(status(of: .ambiguousID), 64)
-        for kind: LibraryError.Kind in [.busy, .io, .notALibrary, .cannotCreate, .exists, .newerSchema] {
+        for kind: LibraryError.Kind in [.io, .notALibrary, .cannotCreate, .exists, .newerSchema] {
             XCTAssertEqual(status(of: kind), 74, "\(kind)")
         }
+        // "Try again later" is 75 on both backends: SQLite's busy, PostgreSQL's unavailable.
+        XCTAssertEqual(status(of: .busy), 75)
+        XCTAssertEqual(status(of: .unavailable), 75)
     }
 
     func testOtherErrorsPassThroughUnmapped() {

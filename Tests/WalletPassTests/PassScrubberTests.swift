@@ -20,10 +20,16 @@ final class PassScrubberTests: XCTestCase {
     }
 
     /// The values that must not survive: every field value and attributed value, barcode messages
-    /// and alt texts, the serial number and the authentication token.
+    /// and alt texts, the serial number and the authentication token, the description and logo
+    /// text, the relevant texts of locations and beacons, the relevant and expiry dates.
     static func personalValues(_ json: [String: JSONValue]) -> [String] {
         var values: [String] = []
-        for key in ["serialNumber", "authenticationToken"] { if let v = json[key]?.text { values.append(v) } }
+        for key in ["serialNumber", "authenticationToken", "description", "logoText", "relevantDate", "expirationDate"] {
+            if let v = json[key]?.text { values.append(v) }
+        }
+        for place in (json["locations"]?.array ?? []) + (json["beacons"]?.array ?? []) {
+            if let v = place["relevantText"]?.text { values.append(v) }
+        }
         for code in (json["barcodes"]?.array ?? []) + (json["barcode"].map { [$0] } ?? []) {
             for key in ["message", "altText"] { if let v = code[key]?.text { values.append(v) } }
         }
@@ -47,9 +53,8 @@ final class PassScrubberTests: XCTestCase {
             case .object(let o):
                 for (k, child) in o {
                     kept.append(k)
-                    if ["label", "organizationName", "description", "logoText", "passTypeIdentifier", "teamIdentifier",
-                        "changeMessage", "relevantText", "key", "format", "messageEncoding", "relevantDate", "expirationDate",
-                        "date", "startDate", "endDate"].contains(k), let t = child.text {
+                    if ["label", "organizationName", "passTypeIdentifier", "teamIdentifier",
+                        "changeMessage", "key", "format", "messageEncoding"].contains(k), let t = child.text {
                         kept.append(t)
                     }
                     if k == "associatedStoreIdentifiers" || k == "auxiliaryStoreIdentifiers" {
@@ -147,6 +152,80 @@ final class PassScrubberTests: XCTestCase {
         }
         XCTAssertEqual(PassScrubber.placeholderDate("2026-06-12T19:30:15.25+02:00"), "2001-01-01T00:00:00.00+02:00")
         XCTAssertEqual(PassScrubber.placeholderDate("2026-06-12"), "2001-01-01")
+    }
+
+    /// UTF-16 pass.strings (with their byte-order mark, big- and little-endian in the corpus)
+    /// stay UTF-16 with the same mark, and read back with every entry.
+    func testStringsFilesKeepTheirEncodingAndByteOrderMark() throws {
+        var checked = 0
+        for url in Self.realPasses {
+            let original = [UInt8](try Data(contentsOf: url))
+            guard case .success(let before) = PassArchive.open(original, limits: .default) else { continue }
+            let stringsFiles = before.names.filter { $0.hasSuffix(".lproj/pass.strings") }
+            guard !stringsFiles.isEmpty, before["pass.json"] != nil else { continue }
+            var scrubber = PassScrubber()
+            guard let bytes = try? scrubber.scrub(original) else { continue }
+            let after = try PassArchive.open(bytes, limits: .default).get()
+            for file in stringsFiles {
+                let old = try XCTUnwrap(before[file]), new = try XCTUnwrap(after[file])
+                XCTAssertEqual(StringsEncoding(of: new), StringsEncoding(of: old), "\(url.lastPathComponent): \(file)")
+                if old.starts(with: [0xFF, 0xFE]) || old.starts(with: [0xFE, 0xFF]) {
+                    XCTAssertEqual(Array(new.prefix(2)), Array(old.prefix(2)), "\(url.lastPathComponent): \(file) keeps its mark")
+                    checked += 1
+                }
+                XCTAssertEqual(StringsFile.parse(new).entries.count, StringsFile.parse(old).entries.count, "\(url.lastPathComponent): \(file)")
+                XCTAssertNil(StringsFile.parse(new).problem, "\(url.lastPathComponent): \(file)")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(checked, 10, "the corpus has a dozen UTF-16 pass.strings files")
+    }
+
+    /// An attributed value keeps its tags, attributes and entities; only its text is replaced,
+    /// and a link's address becomes the placeholder.
+    func testAttributedValueKeepsItsMarkupAndLosesItsText() {
+        var scrubber = PassScrubber()
+        let markup = #"Booking <a href="https://air.example/b?pnr=QX7Z9K&amp;n=Dupont">QX7Z9K for Dupont</a> &amp; <b>Seat 12A</b> <a href='mailto:g.dupont@example.org'>mail</a>"#
+        let out = scrubber.scrambleMarkup(markup)
+        XCTAssertFalse(out.contains("QX7Z9K"), out)
+        XCTAssertFalse(out.contains("Dupont"), out)
+        XCTAssertFalse(out.contains("dupont"), out)
+        XCTAssertFalse(out.contains("12A"), out)
+        XCTAssertTrue(out.contains(#"<a href="https://example.invalid/scrubbed">"#), out)
+        XCTAssertTrue(out.contains("<a href='mailto:"), out)
+        XCTAssertEqual(out.components(separatedBy: "</a>").count, 3, out)
+        XCTAssertTrue(out.contains("</a> &amp; <b>"), out)
+        XCTAssertTrue(out.contains("</b>"), out)
+        // The text between the tags keeps its length.
+        XCTAssertEqual(out.split(separator: "<").first?.count, "Booking ".count)
+    }
+
+    /// Travel dates, the expiry, coordinates, descriptions and location texts are replaced; an
+    /// expiry still to come stays in the future, one past stays past.
+    func testDatesPlacesAndDescriptionsAreReplaced() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15
+        for (expiry, year) in [("2027-06-01T10:00:00+02:00", "2099"), ("2026-06-01", "2001")] {
+            var scrubber = PassScrubber(now: now)
+            let bytes = try scrubber.scrub(TestZip.build([TestZip.Entry("icon.png", [1, 2, 3]), TestZip.Entry("pass.json", Array("""
+                {"formatVersion": 1, "passTypeIdentifier": "pass.t", "serialNumber": "S-1", "teamIdentifier": "T",
+                 "organizationName": "Org", "description": "Ticket of Germaine Dupont", "logoText": "Germaine",
+                 "relevantDate": "2027-03-06", "expirationDate": "\(expiry)",
+                 "relevantDates": [{"startDate": "2027-03-06T10:00:00Z", "endDate": "2027-03-06T12:00:00Z"}],
+                 "locations": [{"latitude": 44.8358213, "longitude": -0.5757, "relevantText": "Bienvenue GERMAINE DUPONT"}],
+                 "beacons": [{"proximityUUID": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "relevantText": "Hello Germaine"}],
+                 "eventTicket": {}}
+                """.utf8))]))
+            let json = try JSONReader.parse(try PassArchive.open(bytes, limits: .default).get()["pass.json"]!).get()
+            let text = JSONText.write(json)
+            for secret in ["Germaine", "GERMAINE", "Dupont", "44.83", "0.5757", "2027"] {
+                XCTAssertFalse(text.contains(secret), "\(secret) survived: \(text)")
+            }
+            XCTAssertEqual(json["relevantDate"]?.string, "2001-01-01")
+            XCTAssertEqual(json["expirationDate"]?.string?.prefix(4), Substring(year), expiry)
+            XCTAssertEqual(json["locations"]?.array?.first?["latitude"]?.number, 0)
+            XCTAssertEqual(json["beacons"]?.array?.first?["proximityUUID"]?.string, "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
+            XCTAssertEqual(json["organizationName"]?.string, "Org")
+            XCTAssertEqual(json["description"]?.string?.count, "Ticket of Germaine Dupont".count)
+        }
     }
 
     func testScrubbedCopySaysWhatItIsInTheZipComment() throws {

@@ -20,4 +20,20 @@ package enum DateText {
         }
         return text
     }
+
+    /// "Sat 6 Mar 2027": a day written without a time (a date-only `relevantDate`), read as that
+    /// calendar day in every time zone (it is parsed as midnight UTC).
+    package static func day(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE d MMM yyyy"
+        return formatter.string(from: date)
+    }
+
+    /// Whether `date` is midnight UTC exactly: how a day without a time is stored (the library
+    /// keeps the instant only), so a listing shows it as that day.
+    package static func isMidnightUTC(_ date: Date) -> Bool {
+        date.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) == 0
+    }
 }

@@ -315,6 +315,13 @@ package final class UpdateRun: Sendable {
             return finish(UpdateOutcome(id: id, kind: .unchanged, http: 304))
         case .updated(let bytes, let lastModified, let etag):
             let verdict = opener.open(bytes)
+            // The very bytes stored: unchanged, whatever verifying them today says (a pass added
+            // under a --trust folder this run was not given is not "refused" for being the same).
+            if verdict.sha256 == c.pass.sha256 {
+                state.lastModified = lastModified
+                state.etag = etag
+                return finish(UpdateOutcome(id: id, kind: .unchanged, http: 200))
+            }
             let arrival = Intake.Arrival(verdict, record: PassRecordMapping.record(verdict: verdict, bytes: bytes, source: nil, receivedAt: now()))
             let versus = arrival.record.map { LibraryState.of($0, against: c.pass) }
             switch Intake(.webService(allowUntrusted: request.allowUntrusted)).decide(arrival, state: versus, stored: c.pass) {
