@@ -261,8 +261,10 @@ final class GatewayDaemonTests: XCTestCase {
                                to: recipients, port: milter!.port, scratch: home)
     }
 
+    /// `passconduit milter …` to its end; killed after 20 s (a daemon that starts when it should
+    /// have refused fails the test instead of hanging it).
     func milterRun(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try MilterKit.run(Binary.url.path, ["milter"] + arguments, environment: FilterRun.environment(home))
+        try MilterKit.run("/usr/bin/timeout", ["-s", "KILL", "20", Binary.url.path, "milter"] + arguments, environment: FilterRun.environment(home))
     }
 
     /// The binary is replaced the way a package upgrade does it (a new file renamed over the old
