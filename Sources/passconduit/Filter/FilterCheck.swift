@@ -37,7 +37,11 @@ enum FilterCheck {
             for problem in report.problems {
                 FileHandle.standardError.write(Data("passconduit filter --check: \(problem)\n".utf8))
             }
-            FileHandle.standardError.write(Data("passconduit filter --check: mail would pass through unscanned\n".utf8))
+            // Only a library problem: the passes are still verified and announced, but not offered.
+            let libraryOnly = report.status == .cannotCreate || report.status == .tempFailure
+            let outcome = libraryOnly ? "mail would be delivered without its offers (or held for a retry with --on-library-error tempfail)"
+                                      : "mail would pass through unscanned"
+            FileHandle.standardError.write(Data("passconduit filter --check: \(outcome)\n".utf8))
         }
         fflush(nil)
         exit(report.status.rawValue)
