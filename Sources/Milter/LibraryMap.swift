@@ -35,7 +35,39 @@ package struct LibraryMap: Sendable, Equatable {
     }
 
     package var rule: Rule
-    package init(rule: Rule) { self.rule = rule }
+    /// Characters that start an address extension (Postfix's `recipient_delimiter`): the local
+    /// part is cut at the first of them, so `alice+travel@` maps to alice's library.
+    package var recipientDelimiter: String?
+    package init(rule: Rule, recipientDelimiter: String? = nil) {
+        self.rule = rule
+        self.recipientDelimiter = recipientDelimiter
+    }
+
+    /// Why `template` cannot be a library map, or nil. A file template needs `%{local}` (alone or
+    /// with `%{domain}`): without it every recipient would share one library; a placeholder it
+    /// does not know (`%{locl}`) would be taken literally. A server map names no placeholder
+    /// (the recipient is the library user).
+    package static func problem(template: String) -> String? {
+        var rest = Substring(template)
+        var names: [String] = []
+        while let start = rest.range(of: "%{") {
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+                return "a placeholder is not closed with } (known: %{local}, %{domain})"
+            }
+            names.append(String(rest[start.upperBound..<end]))
+            rest = rest[rest.index(after: end)...]
+        }
+        if let unknown = names.first(where: { $0 != "local" && $0 != "domain" }) {
+            return "unknown placeholder %{\(unknown)} (known: %{local}, %{domain})"
+        }
+        if isServer(template) {
+            return names.isEmpty ? nil : "a postgresql:// map takes the recipient as the library user and names no placeholder"
+        }
+        guard names.contains("local") else {
+            return "the template has no %{local}: every recipient would share one library (use --library PATH for that)"
+        }
+        return nil
+    }
 
     /// Whether `location` names a PostgreSQL server (libpq's URI schemes), not a file.
     package static func isServer(_ location: String) -> Bool {
@@ -55,7 +87,7 @@ package struct LibraryMap: Sendable, Equatable {
             for r in recipients {
                 let target: Target
                 if Self.isServer(template) {
-                    guard let (local, domain) = Self.split(r) else { continue }
+                    guard let (local, domain) = split(r) else { continue }
                     target = Target(template, user: local + "@" + domain)
                 } else {
                     guard let path = path(for: r), exists(path) else { continue }
@@ -74,9 +106,17 @@ package struct LibraryMap: Sendable, Equatable {
         case .headersOnly: return nil
         case .shared(let path): return path
         case .template(let template):
-            guard !Self.isServer(template), let (local, domain) = Self.split(recipient) else { return nil }
+            guard !Self.isServer(template), let (local, domain) = split(recipient) else { return nil }
             return template.replacingAll("%{local}", with: local).replacingAll("%{domain}", with: domain)
         }
+    }
+
+    /// Local part (without its extension, with a delimiter) and domain, lower-cased and checked.
+    func split(_ recipient: String) -> (String, String)? {
+        guard let (local, domain) = Self.split(recipient) else { return nil }
+        guard let recipientDelimiter, let cut = local.firstIndex(where: { recipientDelimiter.contains($0) }),
+              cut != local.startIndex else { return (local, domain) }
+        return (String(local[..<cut]), domain)
     }
 
     /// Local part and domain, lower-cased and checked; nil for anything that is not a plain address.

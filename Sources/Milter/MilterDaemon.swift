@@ -3,6 +3,7 @@ import Glibc
 #endif
 import DeliveryFilter
 import Dispatch
+import NIOCore
 
 /// `passconduit milter` as a process: listen, serve until SIGTERM or SIGINT (then finish the open
 /// sessions' messages, at most `graceSeconds`), reload settings on SIGHUP.
@@ -18,8 +19,9 @@ package enum MilterDaemon {
         do {
             try server.start(listening: address)
         } catch {
-            server.log("cannot listen on \(address): \(error)")
-            writeError("passconduit milter: cannot listen on \(address): \(error)\n")
+            let reason = describe(error)
+            server.log("cannot listen on \(address): \(reason)")
+            writeError("passconduit milter: cannot listen on \(address): \(reason)\n")
             server.shutdown()
             return 75
         }
@@ -49,6 +51,12 @@ package enum MilterDaemon {
         server.shutdown()
         for source in sources { source.cancel() }
         return 0
+    }
+
+    /// A bind failure in words ("Address already in use"), on one line.
+    static func describe(_ error: any Error) -> String {
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        return String(String(describing: error).map { $0.isNewline ? " " : $0 })
     }
 
     private static func writeError(_ text: String) {

@@ -19,6 +19,11 @@ final class MilterMessage {
     /// A protocol oddity (a header after the body started) or a spool failure: the message is
     /// then accepted unchanged, never scanned from bytes that are not what the MTA holds.
     private(set) var problem: String?
+    /// Fields of our names that arrived (forged, or from a second pass through a filter), as the
+    /// milter removes them: by name and 1-based occurrence among fields of that name. Every path
+    /// that accepts the message removes them, whether or not the scan finished.
+    private(set) var ownFields: [HeaderEdits.Removal] = []
+    private var ownCounts: [String: Int] = [:]
 
     init(keepBytes: Int, memoryLimit: Int, maxRecipients: Int, temporaryDirectory: String?) {
         self.keepBytes = keepBytes
@@ -41,6 +46,16 @@ final class MilterMessage {
             return
         }
         headerCount += 1
+        if name.count == HeaderEdits.summaryName.utf8.count || name.count == HeaderEdits.passName.utf8.count {
+            let lower = String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
+            if lower == HeaderEdits.summaryName.lowercased() || lower == HeaderEdits.passName.lowercased() {
+                let n = (ownCounts[lower] ?? 0) + 1
+                ownCounts[lower] = n
+                if ownFields.count < 10_000 {
+                    ownFields.append(HeaderEdits.Removal(name: String(decoding: name, as: UTF8.self), occurrence: n, range: 0..<0))
+                }
+            }
+        }
         var line = name
         line.append(0x3A)
         if !valueHasLeadingSpace { line.append(0x20) }

@@ -38,6 +38,7 @@ enum MilterProtocol {
         case optionNegotiation = 0x4F // 'O'
         case tempfail = 0x74      // 't' SMFIR_TEMPFAIL
         case progress = 0x70      // 'p' SMFIR_PROGRESS
+        case replyCode = 0x79     // 'y' SMFIR_REPLYCODE: an SMTP reply ("451 4.3.0 …") NUL
     }
 
     /// What the filter may do to a message (`SMFIF_*`). We ask only to add and change headers.

@@ -56,17 +56,28 @@ package final class MilterServer: Sendable {
     }
 
     /// New settings for the next messages (SIGHUP). Sessions keep their negotiated limits.
-    package func reload(_ settings: MilterSettings) {
+    /// A reload whose scan worker cannot start (or answer a message without a pass) is refused:
+    /// the old settings and workers stay, and the log says why.
+    @discardableResult
+    package func reload(_ settings: MilterSettings) -> Bool {
+        let workers = Self.workers(for: settings)
+        let probe = MilterScanRequest.encode(libraries: [], message: Array("Subject: passconduit reload probe\r\n\r\nprobe\r\n".utf8))
+        if case .failure(let problem) = workers.scan(probe, deadline: .now + .seconds(10)) {
+            workers.shutdown()
+            log("reload refused, keeping the old settings: a scan worker cannot start: \(problem)")
+            return false
+        }
         let old = state.withLockedValue { s -> ScanWorkerPool in
             let old = s.workers
             s.settings = settings
-            s.workers = Self.workers(for: settings)
+            s.workers = workers
             s.log.destination = settings.filter.log
             s.log.verbose = settings.filter.verbose
             return old
         }
         old.shutdown()   // its idle workers end now; busy ones when their scan is done and the pool is freed
         log("reloaded settings")
+        return true
     }
 
     /// The port actually bound (for `inet:0@…`).
@@ -141,6 +152,11 @@ package final class MilterServer: Sendable {
 
     /// Frees the threads after `wait`.
     package func shutdown() {
+        // Complete the stop promise on every path (a start that could not listen never stopped):
+        // a promise left pending is a "leaking promise" trap in a debug build. A second
+        // completion is ignored.
+        stopped.succeed(())
+        try? stopped.futureResult.wait()
         try? scanPool.syncShutdownGracefully()
         state.withLockedValue { $0.workers }.shutdown()
         try? group.syncShutdownGracefully()

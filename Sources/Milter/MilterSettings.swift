@@ -17,6 +17,8 @@ package struct MilterSettings: Sendable {
     /// runs in one, as `passconduit filter`'s does, killed at the deadline.
     package var worker: ScanWorkerPool.Command
     package var libraryMap: LibraryMap.Rule = .headersOnly
+    /// Postfix's `recipient_delimiter`: `alice+travel@` uses alice's library (nil: none).
+    package var recipientDelimiter: String? = nil
     package var onError: OnError = .accept
     /// Seconds a session may stay silent (between packets, or before its first) before it is closed.
     package var sessionTimeoutSeconds: Double = 300

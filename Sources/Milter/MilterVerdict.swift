@@ -22,7 +22,12 @@ struct MilterVerdict {
         var options = settings.filter
         options.failClosed = settings.onError == .tempfail
         options.headers = options.headers && canEdit
-        let libraries = LibraryMap(rule: settings.libraryMap).libraries(for: message.recipients)
+        let libraries = LibraryMap(rule: settings.libraryMap, recipientDelimiter: settings.recipientDelimiter).libraries(for: message.recipients)
+        // The shared header may carry a library's state only when every copy goes to that library.
+        var shared = false
+        if libraries.count == 1 {
+            if case .shared = settings.libraryMap { shared = true } else { shared = message.recipientCount == 1 }
+        }
         var plan: FilterPlan
         if let problem = message.problem {
             plan = FilterPlan(byteCount: message.byteCount)
@@ -31,26 +36,44 @@ struct MilterVerdict {
         } else {
             let filter = DeliveryFilter(options: options)
             let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, options.deadlineSeconds - waited) * 1000))
+            var notes: [FilterLibraryNote] = []
             plan = filter.plan(message.spool) { bytes in
-                pool.scan(MilterScanRequest.encode(libraries: libraries, message: bytes), deadline: deadline)
+                pool.scanNoted(MilterScanRequest.encode(libraries: libraries, sharedLibrary: shared, message: bytes), deadline: deadline)
+                    .map { outcome in
+                        notes = outcome.libraries
+                        return outcome.reports
+                    }
             }
+            plan.libraries = notes
             plan.byteCount = message.byteCount
             if plan.error?.messageUnavailable == true && !options.failClosed { plan.output = .unchanged }
         }
-        return MilterVerdict(plan: plan, replies: replies(for: plan, leadingSpace: leadingSpace),
+        // Forged fields of our names go on every path that accepts the message.
+        let removals = options.headers ? message.ownFields : []
+        return MilterVerdict(plan: plan, replies: replies(for: plan, leadingSpace: leadingSpace, unscannedRemovals: removals),
                              libraries: libraries.count, recipients: message.recipientCount)
     }
+
+    /// The SMTP reply when a library error makes the message wait (`--on-library-error tempfail`).
+    static let libraryUnavailableReply = "451 4.3.0 pass library unavailable"
+
 
     /// Header changes, then the final answer. Removals go first and from the last occurrence
     /// up, so every index still names the field it named when the message arrived, whichever
     /// way the MTA counts fields already removed; our fields follow at the top, in order.
-    static func replies(for plan: FilterPlan, leadingSpace: Bool) -> [UInt8] {
+    static func replies(for plan: FilterPlan, leadingSpace: Bool, unscannedRemovals: [HeaderEdits.Removal] = []) -> [UInt8] {
         var out: [UInt8] = []
         switch plan.output {
         case .nothing:
+            if plan.error?.isLibraryError == true {
+                return MilterSession.packet(.replyCode, Array(libraryUnavailableReply.utf8) + [0])
+            }
             return MilterSession.packet(.tempfail)
         case .unchanged:
-            break
+            for removal in unscannedRemovals.reversed() {
+                out += MilterSession.packet(.changeHeader, MilterReplyEncoder.headerPayload(
+                    index: UInt32(clamping: removal.occurrence), name: removal.name, value: []))
+            }
         case .rewritten(let edits, _):
             for removal in edits.remove.reversed() {
                 out += MilterSession.packet(.changeHeader, MilterReplyEncoder.headerPayload(

@@ -76,7 +76,8 @@ final class DeliveryFilterTests: XCTestCase {
         let m = "X-Passconduit: forged\nSubject: x\n\nb\n"
         let filter = DeliveryFilter(options: FilterOptions())
         let (out, plan) = filter.filter(Array(m.utf8), runner: FilterScanRunner(isolation: .inline, deadlineSeconds: 5)) { ThrowingScanner() }
-        XCTAssertEqual(out, Array(m.utf8))
+        // Unscanned, but never with a forged field of our names (issue 27, defect 8).
+        XCTAssertEqual(out, Array("Subject: x\n\nb\n".utf8))
         XCTAssertEqual(plan.error?.code, .scanFailed)
 
         var closed = FilterOptions()

@@ -29,3 +29,46 @@ final class FilterReportCodecTests: XCTestCase {
         XCTAssertEqual(passed.output, .unchanged)
     }
 }
+
+final class FilterLibraryNoteTests: XCTestCase {
+    func testEachLibrarysOutcomeCrossesTheWorkerCodecAndNamesNoPassword() {
+        let reports = [FilterPassReport(status: .valid, library: .new, action: .offered)]
+        let notes = [
+            FilterLibraryNote(library: FilterLibraryNote.name("postgresql://milter:s3cret@db.example/passes", user: "alice@example.org"),
+                              outcome: FilterLibraryNote.outcome(of: reports)),
+            FilterLibraryNote(library: FilterLibraryNote.name("/var/lib/pc/bob.sqlite"), outcome: "",
+                              error: FilterError(.libraryFailed, detail: "read-only")),
+        ]
+        XCTAssertEqual(notes[0].library, "postgresql://milter@db.example/passes (user alice@example.org)")
+        XCTAssertEqual(notes[0].outcome, "new/offered")
+        let bytes = FilterReportCodec.encode(reports, libraries: notes)
+        guard case .success(let decoded)? = FilterReportCodec.decodeNoted(bytes) else { return XCTFail("not decoded") }
+        XCTAssertEqual(decoded.reports, reports)
+        XCTAssertEqual(decoded.libraries, notes)
+        XCTAssertEqual(FilterReportCodec.decode(bytes), .success(reports))
+        for cut in 0..<bytes.count where cut != FilterReportCodec.encode(reports).count {
+            XCTAssertNil(FilterReportCodec.decodeNoted(Array(bytes.prefix(cut))), "prefix \(cut)")
+        }
+        XCTAssertEqual(notes[1].logText, "library=\"/var/lib/pc/bob.sqlite\" library-error=library-failed library-detail=\"read-only\"")
+        let failed = FilterError(.libraryFailed, detail: "locked")
+        XCTAssertEqual(FilterReportCodec.decode(FilterReportCodec.encodeFailure(failed)), .failure(failed))
+    }
+
+    /// A failed scan delivers the message without fields of our names (forged ones), and the
+    /// library-error policy decides what a library's failure does.
+    func testUnscannedMessagesLoseForgedFieldsAndTheLibraryPolicyDecides() throws {
+        let input = Array("X-Passconduit: 9 passes (9 new)\nSubject: x\nx-passconduit-pass: forged\n continued\n\nbody\n".utf8)
+        var options = FilterOptions()
+        let filter = DeliveryFilter(options: options)
+        let (out, plan) = filter.filter(input, runner: FilterScanRunner(isolation: .inline, deadlineSeconds: 30)) { ThrowingScanner() }
+        XCTAssertEqual(plan.error?.code, .scanFailed)
+        XCTAssertEqual(out.map { String(decoding: $0, as: UTF8.self) }, "Subject: x\n\nbody\n")
+        XCTAssertEqual(filter.unscannedBytes(input), Array("Subject: x\n\nbody\n".utf8))
+        let failed = FilterError(.libraryFailed, detail: "read-only")
+        XCTAssertNotEqual(filter.plan(try FilterSpool(bytes: input)) { _ in .failure(failed) }.output, .nothing)
+        options.onLibraryError = .tempfail
+        XCTAssertEqual(DeliveryFilter(options: options).plan(try FilterSpool(bytes: input)) { _ in .failure(failed) }.output, .nothing)
+        options.headers = false
+        XCTAssertEqual(DeliveryFilter(options: options).unscannedBytes(input), input)
+    }
+}

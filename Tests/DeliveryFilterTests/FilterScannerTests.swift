@@ -52,7 +52,7 @@ final class FilterScannerTests: XCTestCase {
         // Then the scan fails with the library's reason (logged; 75 with --fail-closed) and the
         // message passes unchanged, rather than being announced as a pass the library lacks
         XCTAssertEqual(out, message)
-        XCTAssertEqual(plan.error?.code, .scanFailed)
+        XCTAssertEqual(plan.error?.code, .libraryFailed)
         XCTAssertTrue(plan.error?.detail.contains("the library could not say") ?? false, "\(String(describing: plan.error))")
         XCTAssertEqual(plan.reports, [])
     }
@@ -85,7 +85,7 @@ final class FilterScannerTests: XCTestCase {
         // Then the scan fails with the library's reason (logged; 75 with --fail-closed, so the host
         // retries) and the message passes unchanged, rather than announcing a pass with no offer
         XCTAssertEqual(out, message)
-        XCTAssertEqual(plan.error?.code, .scanFailed)
+        XCTAssertEqual(plan.error?.code, .libraryFailed)
         XCTAssertTrue(plan.error?.detail.contains("could not take a pass") ?? false, "\(String(describing: plan.error))")
         XCTAssertTrue(plan.error?.detail.contains("locked") ?? false, "\(String(describing: plan.error))")
         XCTAssertEqual(try PassLibrary(path: o.libraryPath!).offers(), [])

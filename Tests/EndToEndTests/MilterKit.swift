@@ -74,11 +74,12 @@ final class MilterProcess {
     let home: URL
     let logURL: URL
 
-    init(home: URL, arguments: [String], port: Int = MilterKit.freePort(), environment extra: [String: String] = [:]) throws {
+    init(home: URL, arguments: [String], port: Int = MilterKit.freePort(), environment extra: [String: String] = [:],
+         executable: URL = Binary.url) throws {
         self.home = home
         self.port = port
         logURL = home.appendingPathComponent("state/passconduit/milter.log")
-        process.executableURL = Binary.url
+        process.executableURL = executable
         process.arguments = ["milter", "--listen", "inet:\(port)@127.0.0.1", "--trust", Run.sample("ca/trust")] + arguments
         process.environment = FilterRun.environment(home, extra: extra)
         let out = home.appendingPathComponent("milter.out")

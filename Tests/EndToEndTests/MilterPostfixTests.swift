@@ -87,9 +87,10 @@ final class MilterPostfixTests: XCTestCase {
         XCTAssertNotNil(try postfix.deliverOne(typeOnly, to: "bob@example.org", port: postfix.milterPort))
         XCTAssertEqual(try PassLibrary(path: libraryPath("bob@example.org")).offers().count, 1, "bob's library holds the pass sent to him")
         XCTAssertEqual(try PassLibrary(path: libraryPath("alice@example.org")).offers().count, 2, "alice's is unchanged")
-        // carol got the same headers as alice: the first recipient with a library decides them.
+        // carol got the same headers as alice, and they say only what is true for both: the
+        // passes and their verdicts, never what alice's library holds (issue 27, defect 3).
         let carolMessage = try Data(contentsOf: postfix.delivered("carol@example.net")[0])
-        XCTAssertEqual(DeliveredMessage.ownFields([UInt8](carolMessage)).first, "X-Passconduit: 2 passes (2 new)")
+        XCTAssertEqual(DeliveredMessage.ownFields([UInt8](carolMessage)).first, "X-Passconduit: 2 passes (2 valid)")
         XCTAssertEqual(milter.messageLines.count, 2)
     }
 

@@ -59,7 +59,7 @@ final class MilterPostgresTests: XCTestCase {
             check(mt.bodyfile(conn, body), "body")
             check(mt.eom(conn), "eom")
             if mt.getreply(conn) ~= SMFIR_CONTINUE then fail("final reply") end
-            if trim(mt.getheader(conn, "X-Passconduit", 0)) ~= "2 passes (2 new)" then fail("summary " .. tostring(mt.getheader(conn, "X-Passconduit", 0))) end
+            if trim(mt.getheader(conn, "X-Passconduit", 0)) ~= "2 passes (2 valid)" then fail("summary " .. tostring(mt.getheader(conn, "X-Passconduit", 0))) end
             if mt.eom_check(conn, MT_BODYCHANGE) then fail("the body was changed") end
             mt.echo("ok")
             mt.disconnect(conn)
@@ -78,6 +78,9 @@ final class MilterPostgresTests: XCTestCase {
         XCTAssertEqual(try count("SELECT string_agg(name, ',') FROM passconduit.library_user"), "alice@example.org")
         XCTAssertEqual(milter.messageLines.count, 1, milter.logLines.joined(separator: "\n"))
         XCTAssertFalse(milter.logLines.joined().contains("error"), milter.logLines.joined(separator: "\n"))
+        // Two recipients: the shared header says only the verdicts; each library's outcome is in the log.
+        XCTAssertTrue(milter.messageLines[0].contains("(user alice@example.org)\" outcome=new/offered,new/offered"), milter.messageLines[0])
+        XCTAssertTrue(milter.messageLines[0].contains("(user bob@example.org)\" outcome=no-library"), milter.messageLines[0])
     }
 
     func testAMapWithAFixedLibraryUserIsRefusedAtStart() throws {

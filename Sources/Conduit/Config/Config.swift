@@ -121,6 +121,12 @@ package struct Config: Sendable, Equatable {
                     case "add-headers": config.filter.addHeaders = try reader.bool(item, path)
                     case "max-message-bytes": config.limits.filterMaxMessageBytes = try reader.count(item, path)
                     case "deadline-seconds": config.limits.filterDeadlineSeconds = try reader.seconds(item, path)
+                    case "on-library-error":
+                        switch try reader.string(item, path) {
+                        case "accept": config.filter.tempfailOnLibraryError = false
+                        case "tempfail": config.filter.tempfailOnLibraryError = true
+                        case let other: throw reader.fail(path, "must be \"accept\" or \"tempfail\", found \"\(other)\"")
+                        }
                     default: throw reader.unknown(path)
                     }
                 }

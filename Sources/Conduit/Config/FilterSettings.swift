@@ -5,6 +5,9 @@ package struct FilterSettings: Sendable, Equatable {
     package var applyUpdates: Bool = true
     /// Add `X-Passconduit-*` header lines to messages that carry passes.
     package var addHeaders: Bool = true
+    /// `on-library-error = "tempfail"`: a library that cannot be used makes the mail wait (exit 75,
+    /// or the milter's 451) instead of passing with headers and the failure in the log.
+    package var tempfailOnLibraryError: Bool = false
 
     package init() {}
 }

@@ -20,12 +20,12 @@ package struct DeliveryFilter: Sendable {
         do {
             message = try spool.contents(maxBytes: options.maxScanBytes)
         } catch {
-            return failed(plan, .from(error, .spoolFailed))
+            return failed(plan, .from(error, .spoolFailed), nil)
         }
         if let message {
             switch scan(message) {
             case .success(let reports): plan.reports = reports
-            case .failure(let error): return failed(plan, error)
+            case .failure(let error): return failed(plan, error, spool)
             }
         } else {
             plan.oversize = true
@@ -38,7 +38,7 @@ package struct DeliveryFilter: Sendable {
             let prefix = try message.map { $0[0..<prefixCount] } ?? ArraySlice(spool.bytes(in: 0..<prefixCount))
             layout = FilterMessageLayout.locate(prefix, isWholeMessage: prefixCount == spool.byteCount)
         } catch {
-            return failed(plan, .from(error, .spoolFailed))
+            return failed(plan, .from(error, .spoolFailed), nil)
         }
         let edits = headerEdits(plan.reports, layout)
         if edits.isEmpty { return plan }
@@ -62,12 +62,50 @@ package struct DeliveryFilter: Sendable {
         return headerEdits(reports, FilterMessageLayout.locate(prefix, isWholeMessage: prefix.count == message.count))
     }
 
-    private func failed(_ plan: FilterPlan, _ error: FilterError) -> FilterPlan {
+    private func failed(_ plan: FilterPlan, _ error: FilterError, _ spool: FilterSpool?) -> FilterPlan {
         var plan = plan
         plan.error = error
         plan.reports = []
-        plan.output = (options.failClosed || error.retryLater) ? .nothing : .unchanged
+        if options.failClosed || error.retryLater || (error.isLibraryError && options.tempfailsOnLibraryError) {
+            plan.output = .nothing
+            return plan
+        }
+        return spool.map { unscanned(plan, $0) } ?? plan
+    }
+
+    /// `plan` delivering the message unscanned (a bad option or config, a failed scan, the
+    /// deadline): the message as it came, without any field of our names — a sender must not get
+    /// forged `X-Passconduit` lines delivered by making the filter give up. Byte-identical when
+    /// there is none (or with `--no-headers`, whose output is always the input).
+    package func unscanned(_ plan: FilterPlan, _ spool: FilterSpool) -> FilterPlan {
+        var plan = plan
+        plan.output = .unchanged
+        guard options.headers else { return plan }
+        let prefixCount = min(spool.byteCount, headerScanBytes)
+        guard let prefix = try? spool.bytes(in: 0..<prefixCount) else { return plan }
+        let layout = FilterMessageLayout.locate(ArraySlice(prefix), isWholeMessage: prefixCount == spool.byteCount)
+        if !layout.ownFields.isEmpty {
+            plan.output = .rewritten(HeaderEdits(remove: layout.ownFields), layout: layout)
+        }
         return plan
+    }
+
+    /// `message` as delivered when the scan gives up (the pipe filter's guard writes these bytes
+    /// at the deadline or on a crash): without fields of our names, as `unscanned` plans it.
+    package func unscannedBytes(_ message: [UInt8]) -> [UInt8] {
+        guard options.headers else { return message }
+        let prefix = message.prefix(headerScanBytes)
+        let layout = FilterMessageLayout.locate(prefix, isWholeMessage: prefix.count == message.count)
+        guard !layout.ownFields.isEmpty else { return message }
+        var out: [UInt8] = []
+        out.reserveCapacity(message.count)
+        var position = 0
+        for removed in layout.ownFields {
+            out += message[position..<removed.range.lowerBound]
+            position = removed.range.upperBound
+        }
+        out += message[position...]
+        return out
     }
 
     /// Writes the planned output for `spool` to `sink`. Throws only when the sink does.

@@ -20,6 +20,10 @@ package struct FilterError: Error, Sendable, Equatable, CustomStringConvertible 
         /// message must wait, so nothing is written and the host retries (exit 75, tempfail),
         /// whatever `--fail-closed` says, rather than delivering it without its offer.
         package static let libraryUnavailable = Code(rawValue: "library-unavailable")
+        /// The library could not be used for another reason (cannot be opened or created, damaged,
+        /// busy past every retry, a write it could not take). Like `libraryUnavailable`, what
+        /// happens then is the library-error policy's (`--on-library-error`).
+        package static let libraryFailed = Code(rawValue: "library-failed")
         /// The scan did not finish within the deadline.
         package static let deadline = Code(rawValue: "deadline")
         /// Writing stdout failed (the host closed the pipe, disk full).
@@ -38,6 +42,16 @@ package struct FilterError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// Whether the message bytes themselves are lost (nothing can be written but exit 75).
     package var messageUnavailable: Bool { code == .inputFailed || code == .spoolFailed }
+
+    /// Whether the library, not the message or the scan, failed: the library-error policy decides.
+    package var isLibraryError: Bool { code == .libraryUnavailable || code == .libraryFailed }
+
+    /// The code named `rawValue` (from a scan worker's reply), or `scanFailed` for a word this
+    /// build does not know.
+    package static func code(named rawValue: String) -> Code {
+        [Code.inputFailed, .spoolFailed, .badArgument, .badConfig, .scanFailed, .libraryUnavailable, .libraryFailed,
+         .deadline, .outputFailed].first { $0.rawValue == rawValue } ?? .scanFailed
+    }
 
     /// Whether the host must keep the message and try again later (no output, exit 75).
     package var retryLater: Bool { messageUnavailable || code == .libraryUnavailable }

@@ -19,6 +19,8 @@ package struct FilterPlan: Sendable {
     package var oversize = false
     /// The problem that made the filter pass the message through (or fail closed).
     package var error: FilterError? = nil
+    /// One entry per library the scan used or tried (the log line names each, and each failure).
+    package var libraries: [FilterLibraryNote] = []
 
     package init(byteCount: Int) { self.byteCount = byteCount }
 

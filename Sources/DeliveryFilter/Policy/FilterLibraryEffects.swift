@@ -72,4 +72,7 @@ package enum FilterAction: String, Sendable, Equatable {
     case offered
     /// A newer version of a pass in the library replaced it.
     case updated
+    /// The library refused to store this one pass (a NUL in its serial number, say): one failed
+    /// pass, never a failed scan. The message's other passes are still offered.
+    case refused
 }

@@ -7,6 +7,20 @@ import WalletPass
 /// failure is `E` + netstring. Decoding is bounded and returns nil on anything unexpected, so a
 /// confused worker can only make the message pass through unscanned.
 package enum FilterReportCodec {
+    /// The reports, then (when there are any) one entry per library: `L<count>:` and four
+    /// netstrings each (library, outcome, error code, error detail).
+    package static func encode(_ reports: [FilterPassReport], libraries: [FilterLibraryNote]) -> [UInt8] {
+        var out = encode(reports)
+        guard !libraries.isEmpty else { return out }
+        out += Array("L\(libraries.count):".utf8)
+        for note in libraries {
+            for field in [note.library, note.outcome, note.error?.code.rawValue, note.error?.detail] {
+                netstring(field, into: &out)
+            }
+        }
+        return out
+    }
+
     package static func encode(_ reports: [FilterPassReport]) -> [UInt8] {
         var out = Array("R\(reports.count):".utf8)
         for r in reports {
@@ -27,6 +41,13 @@ package enum FilterReportCodec {
     /// A failure with its code when the code changes what the host must do: a library that is
     /// unavailable is `T` + netstring (the message waits), anything else `E` + netstring.
     package static func encodeFailure(_ error: FilterError) -> [UInt8] {
+        if error.code == .libraryFailed {
+            // "F" + code + detail: a library error the host's policy decides about.
+            var out: [UInt8] = [0x46]
+            netstring(error.code.rawValue, into: &out)
+            netstring(error.detail, into: &out)
+            return out
+        }
         guard error.code == .libraryUnavailable else { return encodeFailure(error.detail) }
         var out: [UInt8] = [0x54]   // "T"
         netstring(error.detail, into: &out)
@@ -35,11 +56,21 @@ package enum FilterReportCodec {
 
     /// `.success(reports)`, `.failure(message)` or nil when the bytes are not a well-formed message.
     package static func decode(_ bytes: [UInt8]) -> Result<[FilterPassReport], FilterError>? {
+        decodeNoted(bytes).map { $0.map { $0.reports } }
+    }
+
+    /// `decode` with the libraries' entries.
+    package static func decodeNoted(_ bytes: [UInt8]) -> Result<(reports: [FilterPassReport], libraries: [FilterLibraryNote]), FilterError>? {
         guard bytes.count <= Limits.default.filterReportBytes, let kind = bytes.first else { return nil }
         var cursor = 1
         if kind == 0x45 || kind == 0x54 {
             guard let text = readNetstring(bytes, &cursor), let text, cursor == bytes.count else { return nil }
             return .failure(FilterError(kind == 0x54 ? .libraryUnavailable : .scanFailed, detail: text))
+        }
+        if kind == 0x46 {
+            guard let code = readNetstring(bytes, &cursor), let code, let text = readNetstring(bytes, &cursor), let text,
+                  cursor == bytes.count else { return nil }
+            return .failure(FilterError(FilterError.code(named: code), detail: text))
         }
         guard kind == 0x52, let count = readNumber(bytes, &cursor, terminator: 0x3A), count <= 100_000 else { return nil }
         var reports: [FilterPassReport] = []
@@ -58,8 +89,23 @@ package enum FilterReportCodec {
                                             passTypeIdentifier: fields[3], serialNumber: fields[4],
                                             organizationName: fields[5], errorCode: fields[6], sha256: fields[7]))
         }
+        var libraries: [FilterLibraryNote] = []
+        if cursor < bytes.count, bytes[cursor] == 0x4C {   // "L"
+            cursor += 1
+            guard let count = readNumber(bytes, &cursor, terminator: 0x3A), count <= 100_000 else { return nil }
+            for _ in 0..<count {
+                var fields: [String?] = []
+                for _ in 0..<4 {
+                    guard let f = readNetstring(bytes, &cursor) else { return nil }
+                    fields.append(f)
+                }
+                guard let library = fields[0], let outcome = fields[1] else { return nil }
+                let error = fields[2].map { FilterError(FilterError.code(named: $0), detail: fields[3] ?? "") }
+                libraries.append(FilterLibraryNote(library: library, outcome: outcome, error: error))
+            }
+        }
         guard cursor == bytes.count else { return nil }
-        return .success(reports)
+        return .success((reports, libraries))
     }
 
     /// nil is written as `-,` (no length), so it survives the trip.

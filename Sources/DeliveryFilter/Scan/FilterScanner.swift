@@ -35,44 +35,51 @@ package struct FilterScanner: FilterPassScanning {
                      libraryOverride: options.libraryPath, extraTrust: options.trustDirectories)
     }
 
+    /// The library this scanner uses (`--library`, the config's, or the default path).
+    package var libraryLocation: String { setup.libraryPath }
+
     package func scan(message bytes: [UInt8]) throws -> [FilterPassReport] {
         let limits = options.config.limits
         // Parsed once: the pre-check and the scan share it.
         let message = MIMEParser.parse(bytes, limits: limits.mime)
         guard Self.mayCarryPass(message) else { return [] }
         let setup = self.setup
-        // A library that cannot be opened is an error: the message then passes unscanned (or 75
-        // with --fail-closed, and the host retries) instead of silently losing its offer.
+        // A library that cannot be opened is a library error: what it does to the message is the
+        // library-error policy's (`--on-library-error`), decided by the caller.
         let library: (any PassLibraryBackend)?
         do {
-            library = opensLibrary ? try openLibrary(setup.libraryPath,
-                                                     FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds)) : nil
-        } catch let error as LibraryError where error.kind == .unavailable {
-            // A library server that is down: the message waits for it (75) instead of passing
-            // without its offer.
-            throw FilterError(.libraryUnavailable, detail: "\(error)")
+            var libraryOptions = FilterLibraryEffects.libraryOptions(deadlineSeconds: options.deadlineSeconds)
+            if let user = options.libraryUser { libraryOptions.user = user }
+            library = opensLibrary ? try openLibrary(setup.libraryPath, libraryOptions) : nil
+        } catch let error as LibraryError where error.kind == .notFound {
+            throw error   // a server without this user's library (the milter's map): headers only, not a failure
+        } catch let error as LibraryError {
+            throw Self.libraryError(error, "cannot use the library: ")
+        } catch {
+            throw FilterError(.libraryFailed, detail: "cannot use the library \(FilterLibraryNote.name(setup.libraryPath)): \(error)")
         }
         let scanner = try setup.scanner(library: library)
         let effects = FilterLibraryEffects(options: options)
         let found = scanner.scanMessage(message, source: PassSourceInfo(input: "-", message: 1))
         // A library that cannot say what it holds (busy past every retry, damaged) is the same
-        // failure as one that cannot be opened: the scan fails, so the message passes unchanged
-        // and the log says why (or 75 with --fail-closed, and the host retries) — never an offer
-        // silently lost because the pass looked like nothing.
+        // failure as one that cannot be opened — never an offer silently lost because the pass
+        // looked like nothing.
         if let problem = found.lazy.compactMap(\.libraryProblem).first {
-            if problem.kind == .unavailable {
-                throw FilterError(.libraryUnavailable, detail: "the library could not say whether it holds a pass: \(problem)")
-            }
-            throw FilterError(.scanFailed, detail: "the library could not say whether it holds a pass: \(problem)")
+            throw Self.libraryError(problem, "the library could not say whether it holds a pass: ")
         }
         return try found.map { f in
-            let action: FilterAction
+            var action: FilterAction
             do {
                 action = try effects.apply(status: f.verdict.status, state: f.library, record: f.record, library: library)
+            } catch let error as LibraryError where error.kind == .refused {
+                // This one pass is refused (a NUL in its serial number, say): one failed pass,
+                // never a failed scan — the passes beside it are still offered.
+                action = .refused
+            } catch let error as LibraryError {
+                // An offer or update the library could not take: a library error, never "nothing to do".
+                throw Self.libraryError(error, "the library could not take a pass the filter found: ")
             } catch {
-                // The same rule for a write: an offer or update the library could not take fails
-                // the scan with the library's reason, rather than passing as "nothing to do".
-                throw FilterError(.scanFailed, detail: "the library could not take a pass the filter found: \(error)")
+                throw FilterError(.libraryFailed, detail: "the library could not take a pass the filter found: \(error)")
             }
             return FilterPassReport(status: f.verdict.status, library: f.library,
                                     action: action,
@@ -82,6 +89,13 @@ package struct FilterScanner: FilterPassScanning {
                                     errorCode: f.verdict.error?.code.rawValue,
                                     sha256: f.verdict.sha256)
         }
+    }
+
+    /// A library's failure as the filter's: `libraryUnavailable` for a server that is down,
+    /// refuses the login or is read-only, `libraryFailed` for anything else. Library errors name
+    /// the library without its password (PostgresLocation.display / LibraryLocation.withoutPassword).
+    static func libraryError(_ error: LibraryError, _ prefix: String) -> FilterError {
+        FilterError(error.kind == .unavailable ? .libraryUnavailable : .libraryFailed, detail: prefix + "\(error)")
     }
 
     /// A superset of PassScanner's candidate test: a leaf part with a pass label (type or name),

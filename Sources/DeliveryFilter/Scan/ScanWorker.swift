@@ -21,11 +21,15 @@ package final class ScanWorkerPool: Sendable {
         package var executable: String
         package var arguments: [String]
         package var environment: [String: String]
+        /// argv[0] when it is not `executable` (a daemon that execs itself through
+        /// `/proc/self/fd/N` still shows its own name in ps).
+        package var argv0: String?
 
-        package init(executable: String, arguments: [String], environment: [String: String]) {
+        package init(executable: String, arguments: [String], environment: [String: String], argv0: String? = nil) {
             self.executable = executable
             self.arguments = arguments
             self.environment = environment
+            self.argv0 = argv0
         }
     }
 
@@ -52,6 +56,12 @@ package final class ScanWorkerPool: Sendable {
 
     /// Scans `message` in a worker, or fails at `deadline`.
     package func scan(_ message: [UInt8], deadline: ContinuousClock.Instant) -> Result<[FilterPassReport], FilterError> {
+        scanNoted(message, deadline: deadline).map { $0.reports }
+    }
+
+    /// `scan`, with the worker's entry per library (the milter's log line).
+    package func scanNoted(_ message: [UInt8], deadline: ContinuousClock.Instant)
+        -> Result<(reports: [FilterPassReport], libraries: [FilterLibraryNote]), FilterError> {
         let worker: Worker
         if let reused = idle.withLock({ $0.popLast() }) {
             worker = reused
@@ -66,7 +76,7 @@ package final class ScanWorkerPool: Sendable {
         let outcome = Self.exchange(worker.socket, request: message, deadline: deadline)
         switch outcome {
         case .reply(let bytes):
-            if let result = FilterReportCodec.decode(bytes) {
+            if let result = FilterReportCodec.decodeNoted(bytes) {
                 let kept = idle.withLock { workers -> Bool in
                     guard workers.count < maxIdle else { return false }
                     workers.append(worker)
@@ -98,13 +108,21 @@ package final class ScanWorkerPool: Sendable {
     /// worker cannot outlive a host that was itself killed by more than that. Returns the exit status.
     package static func serve(fd: Int32, maxMessageBytes: Int, alarmSeconds: Double,
                               scan: ([UInt8]) -> Result<[FilterPassReport], FilterError>) -> Int32 {
+        serve(fd: fd, maxMessageBytes: maxMessageBytes, alarmSeconds: alarmSeconds, scanNoted: { message in
+            scan(message).map { (reports: $0, libraries: [FilterLibraryNote]()) }
+        })
+    }
+
+    /// `serve` for a scan that also says what happened in each library.
+    package static func serve(fd: Int32, maxMessageBytes: Int, alarmSeconds: Double,
+                              scanNoted scan: ([UInt8]) -> Result<(reports: [FilterPassReport], libraries: [FilterLibraryNote]), FilterError>) -> Int32 {
         while true {
             guard let request = readFrame(fd, maxBytes: maxMessageBytes) else { return 0 }
             guard case .some(let message) = request else { return 65 }   // EX_DATAERR: a malformed request
             alarm(UInt32(min(max(alarmSeconds, 0), 3600).rounded(.up)) + 1)
             let reply: [UInt8]
             switch scan(message) {
-            case .success(let reports): reply = FilterReportCodec.encode(reports)
+            case .success(let outcome): reply = FilterReportCodec.encode(outcome.reports, libraries: outcome.libraries)
             case .failure(let error): reply = FilterReportCodec.encodeFailure(error)
             }
             alarm(0)
@@ -215,7 +233,7 @@ package final class ScanWorkerPool: Sendable {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
-        let argv = ([command.executable] + command.arguments).map { strdup($0) } + [nil]
+        let argv = ([command.argv0 ?? command.executable] + command.arguments).map { strdup($0) } + [nil]
         let envp = command.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in argv + envp { free(p) } }
         var pid: pid_t = 0

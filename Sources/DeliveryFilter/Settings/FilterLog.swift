@@ -83,6 +83,7 @@ package struct FilterLog: Sendable {
             }
         }
         if let e = plan.error { parts.append("error=\(e.code.rawValue) detail=\"\(printable(e.detail))\"") }
+        for note in plan.libraries.prefix(64) { parts.append(note.logText) }
         let tenths = Int((elapsed * 10_000).rounded())   // milliseconds with one decimal, without Foundation's formatter
         parts.append("ms=\(tenths / 10).\(tenths % 10)")
         // Not `joined(separator:)`: its first use costs a scan of the runtime's conformance

@@ -8,6 +8,11 @@ package struct FilterOptions: Sendable, Equatable {
     /// spamc's `-x`: on an internal error or at the deadline write nothing and exit 75 (the host
     /// retries later) instead of passing the message through unscanned.
     package var failClosed = false
+    /// `--on-library-error`: what a library that cannot be used (down, refusing the login,
+    /// read-only, locked, damaged) does to the mail. `accept` (the default): the message is
+    /// delivered with the headers a recipient without a library gets, and the log names the
+    /// library; `tempfail`: nothing is delivered, the host retries (exit 75, the milter's 451).
+    package var onLibraryError: LibraryErrorPolicy = .accept
     /// Apply a valid newer version of a pass already in the library (same id and team).
     package var applyUpdates = true
     /// Stage new valid passes as offers for the user's consent.
@@ -25,6 +30,9 @@ package struct FilterOptions: Sendable, Equatable {
     package var log: FilterLogDestination = .file
     /// `--library` (wins over the config file).
     package var libraryPath: String? = nil
+    /// `--user`: whose library on a PostgreSQL server that keeps many users' libraries (a file
+    /// library belongs to one user and ignores it), as every other command takes it.
+    package var libraryUser: String? = nil
     /// `--config`.
     package var configPath: String? = nil
     /// `--trust` folders (added after the shipped anchors and the config's folders).
@@ -35,6 +43,18 @@ package struct FilterOptions: Sendable, Equatable {
     package var verbose = false
 
     package init() {}
+
+    /// Whether a library error makes the mail wait: `--on-library-error tempfail`, or
+    /// `--fail-closed` (which fails closed on every internal error, a library's included).
+    package var tempfailsOnLibraryError: Bool { onLibraryError == .tempfail || failClosed }
+}
+
+/// What a library that cannot be used does to the mail (`--on-library-error`).
+package enum LibraryErrorPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Deliver (with the headers of a recipient without a library) and log the library's failure.
+    case accept
+    /// Deliver nothing now: the host retries later.
+    case tempfail
 }
 
 /// Filter settings from the configuration file (`Config`, `[filter]`, `[limits]`, `[library]`,
@@ -60,5 +80,6 @@ package enum FilterConfiguration {
         if !explicit.contains("deadlineSeconds") { options.deadlineSeconds = config.limits.filterDeadlineSeconds }
         if !explicit.contains("applyUpdates") { options.applyUpdates = config.filter.applyUpdates }
         if !explicit.contains("headers") { options.headers = config.filter.addHeaders }
+        if !explicit.contains("onLibraryError") { options.onLibraryError = config.filter.tempfailOnLibraryError ? .tempfail : .accept }
     }
 }

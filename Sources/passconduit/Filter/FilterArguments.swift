@@ -17,15 +17,26 @@ struct FilterArguments: Sendable, Equatable {
     static let usage = """
         usage: passconduit filter [--no-headers] [--fail-closed] [--no-updates] [--no-offers]
                                   [--max-size BYTES] [--deadline SECONDS] [--log file|syslog|none]
-                                  [--library PATH] [--config PATH] [--trust DIR]... [--lang CODE]
+                                  [--library PATH] [--user NAME] [--on-library-error accept|tempfail]
+                                  [--config PATH] [--trust DIR]... [--lang CODE]
                                   [--verbose] [--no-color] [--check [--json]]
         Reads one message on stdin and writes it to stdout with X-Passconduit headers added.
         Exits 0 with the complete message, or 75 with no output (the mail host retries).
         An option it does not know never bounces mail: the message passes unscanned and the log
         says "not scanned: unknown option --x". Run the recipe's command line once with --check:
-        it reads no message, checks the options, the config file and the trust folders, and
-        exits 0 (all good), 64 (a bad option) or 78 (a bad config or trust folder) with the reason.
+        it reads no message, checks the options, the config file, the trust folders and the
+        library, and exits 0 (all good), 64 (a bad option), 78 (a bad config or trust folder),
+        73 (a library that cannot be opened or created) or 75 (a library server that is down or
+        refuses the login) with the reason.
         --verbose adds each pass's error code and the library used to the log line.
+        A library that cannot be used (a server that is down or refuses the login, a read-only or
+        locked file): with --on-library-error accept (the default, or on-library-error under
+        [filter] in the config) the message is delivered with the headers a mailbox without a
+        library gets, the offer is lost and the log names the library; with tempfail (and with
+        --fail-closed) nothing is written and the exit is 75, so the host keeps the mail and
+        retries: that delays mail for as long as the library is down. --user NAME picks whose
+        library on a PostgreSQL server. Put a server's password in PGPASSFILE or the config
+        file, not on a command line (ps shows it); logs and messages never show it.
         """
 
     init(_ arguments: [String]) {
@@ -65,6 +76,12 @@ struct FilterArguments: Sendable, Equatable {
                     else { problems.append("--log wants file, syslog or none, not \(v)") }
                 }
             case "--library": if let v = take() { options.libraryPath = v; explicit.insert("libraryPath") }
+            case "--user": if let v = take() { options.libraryUser = v }
+            case "--on-library-error":
+                if let v = take() {
+                    if let p = LibraryErrorPolicy(rawValue: v) { options.onLibraryError = p; explicit.insert("onLibraryError") }
+                    else { problems.append("--on-library-error wants accept or tempfail, not \(v)") }
+                }
             case "--config": if let v = take() { options.configPath = v }
             case "--trust": if let v = take() { options.trustDirectories.append(v) }
             case "--lang": if let v = take() { options.language = v; explicit.insert("language") }

@@ -4,6 +4,7 @@ import Glibc
 import Conduit
 import DeliveryFilter
 import Foundation
+import LibraryRoot
 import Support
 import PassStore
 
@@ -11,7 +12,8 @@ import PassStore
 /// The filter itself never refuses a message over a bad option or config (it passes the message
 /// through unscanned and logs why); the check says it out loud and exits non-zero:
 /// 64 for an option it does not understand, 78 for a config file or trust folder that cannot be
-/// used, 0 when the same command line would scan mail. It reads no message.
+/// used, 73 for a library that cannot be opened or created, 75 for a library server that is down
+/// or refuses the login, 0 when the same command line would scan mail. It reads no message.
 enum FilterCheck {
     struct Report {
         var status: ExitStatus = .success
@@ -36,7 +38,11 @@ enum FilterCheck {
             for problem in report.problems {
                 FileHandle.standardError.write(Data("passconduit filter --check: \(problem)\n".utf8))
             }
-            FileHandle.standardError.write(Data("passconduit filter --check: mail would pass through unscanned\n".utf8))
+            // Only a library problem: the passes are still verified and announced, but not offered.
+            let libraryOnly = report.status == .cannotCreate || report.status == .tempFailure
+            let outcome = libraryOnly ? "mail would be delivered without its offers (or held for a retry with --on-library-error tempfail)"
+                                      : "mail would pass through unscanned"
+            FileHandle.standardError.write(Data("passconduit filter --check: \(outcome)\n".utf8))
         }
         fflush(nil)
         exit(report.status.rawValue)
@@ -73,12 +79,60 @@ enum FilterCheck {
             report.problems.append("cannot load the trust anchors: \(error)")
             if report.status == .success { report.status = .configError }
         }
+        if let problem = libraryProblem(setup.libraryPath, user: options.libraryUser) {
+            report.problems.append(problem.text)
+            if report.status == .success { report.status = problem.status }
+        }
         switch options.log {
         case .file: report.log = "file " + (FilterLog(destination: .file, environment: environment).path ?? "(no state folder)")
         case .syslog: report.log = "syslog (facility mail)"
         case .none: report.log = "none"
         }
         return report
+    }
+
+    /// Whether the filter could use the library: a file library is opened if it exists, or its
+    /// folder must be one the filter can create it in; a server must answer and take the login
+    /// (a user it holds no library for yet is fine: the first offer creates it). The sentence
+    /// names the library without its password.
+    static func libraryProblem(_ location: String, user: String?) -> (text: String, status: ExitStatus)? {
+        let shown = LibraryLocation.withoutPassword(location)
+        var options = LibraryOptions()
+        options.busyTimeout = 2
+        options.retryDeadline = 5
+        if let user { options.user = user }
+        if !LibraryRoot.isServer(location) {
+            var st = stat()
+            if stat(location, &st) != 0 {
+                // The filter creates the file (and its folders) on the first offer: the nearest
+                // existing folder must be writable and searchable by this user.
+                var folder = (location as NSString).deletingLastPathComponent
+                while !folder.isEmpty, stat(folder, &st) != 0 { folder = (folder as NSString).deletingLastPathComponent }
+                if folder.isEmpty { folder = "." }
+                // A file made and removed there says it, for root too (access(2) would not).
+                var probe = Array((folder + "/.passconduit-check-XXXXXX").utf8CString)
+                let fd = (st.st_mode & S_IFMT) == S_IFDIR ? mkstemp(&probe) : -1
+                guard fd >= 0 else {
+                    return ("cannot create the library \(shown): \(folder) is not a folder this user can write", .cannotCreate)
+                }
+                close(fd)
+                _ = probe.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+                return nil
+            }
+            guard access(location, R_OK | W_OK) == 0 else {
+                return ("cannot write the library \(shown): \(String(cString: strerror(errno)))", .cannotCreate)
+            }
+        }
+        do {
+            _ = try LibraryRoot.openBlocking(location, options: options, create: false)
+            return nil
+        } catch let error as LibraryError where error.kind == .notFound && LibraryRoot.isServer(location) {
+            return nil
+        } catch let error as LibraryError {
+            return ("cannot use the library: \(error)", error.kind == .unavailable || error.kind == .busy ? .tempFailure : .cannotCreate)
+        } catch {
+            return ("cannot use the library \(shown): \(error)", .cannotCreate)
+        }
     }
 
     static func json(_ report: Report) -> String {

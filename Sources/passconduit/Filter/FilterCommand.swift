@@ -61,11 +61,14 @@ enum FilterCommand {
             // The log says outright that the message went through unscanned, and why
             // ("not scanned: unknown option --x"); `filter --check` says the same to an administrator.
             plan.error = FilterError(problem.code, detail: "not scanned: " + problem.detail)
-            plan.output = options.failClosed ? .nothing : .unchanged
+            plan.output = .nothing
+            if !options.failClosed { plan = filter.unscanned(plan, spool) }
         } else {
+            var libraries: [FilterLibraryNote] = []
             plan = filter.plan(spool) { message in
-                scanGuarded(message, options: options, environment: environment, log: log)
+                scanGuarded(message, filter: filter, environment: environment, log: log, libraries: &libraries)
             }
+            plan.libraries = libraries
         }
         if plan.output == .nothing { finish(plan, log: log, started: started, wrote: false) }
 
@@ -84,8 +87,9 @@ enum FilterCommand {
     /// message unchanged, or 75 with --fail-closed). Most mail has no part that could be a pass:
     /// the scanner answers those from one MIME parse, before trust anchors, libmagic or the
     /// library are touched.
-    private static func scanGuarded(_ message: [UInt8], options: FilterOptions, environment: [String: String],
-                                     log: FilterLog) -> Result<[FilterPassReport], FilterError> {
+    private static func scanGuarded(_ message: [UInt8], filter: DeliveryFilter, environment: [String: String],
+                                     log: FilterLog, libraries: inout [FilterLibraryNote]) -> Result<[FilterPassReport], FilterError> {
+        let options = filter.options
         // The library stays open until the process ends (_exit): closing it (GRDB's queue and
         // observers, SQLite's close) only costs time, and each commit is already durable.
         let openLibrary: LibraryOpener = { location, libraryOptions in
@@ -93,13 +97,27 @@ enum FilterCommand {
             keptOpen.withLock { $0.append(library) }
             return library
         }
-        let scanner = FilterFault.wrap(FilterScanner(options: options, environment: environment, openLibrary: openLibrary),
-                                       environment: environment)
-        return FilterScanGuard.run(message: message, deadlineSeconds: options.deadlineSeconds, failClosed: options.failClosed,
+        let real = FilterScanner(options: options, environment: environment, openLibrary: openLibrary)
+        let scanner = FilterFault.wrap(real, environment: environment)
+        var noted: [FilterLibraryNote] = []
+        defer { libraries = noted }
+        // What the guard delivers at the deadline or on a crash: the message without forged fields of our names.
+        return FilterScanGuard.run(message: filter.unscannedBytes(message), deadlineSeconds: options.deadlineSeconds, failClosed: options.failClosed,
                                    logPath: log.destination == .file ? log.path : nil,
                                    logHead: { result in logHead(log, byteCount: message.count, failClosed: result == "tempfail") }) {
             do {
                 return .success(try scanner.scan(message: message))
+            } catch let error as FilterError where error.isLibraryError && !options.tempfailsOnLibraryError {
+                // --on-library-error accept: the library's failure goes to the log, and the message
+                // gets the headers a mailbox without a library gets (its passes still verified).
+                noted.append(FilterLibraryNote(library: FilterLibraryNote.name(real.libraryLocation, user: options.libraryUser),
+                                               outcome: "", error: error))
+                do {
+                    return .success(try FilterScanner(options: options, environment: environment, openLibrary: openLibrary,
+                                                      opensLibrary: false).scan(message: message))
+                } catch {
+                    return .failure(FilterError.from(error))
+                }
             } catch let error as FilterError {
                 return .failure(error)
             } catch {

@@ -12,6 +12,10 @@ enum FilterFault: String, Sendable {
 
     static let variable = "PASSCONDUIT_FILTER_FAULT"
 
+    static func isSet(_ environment: [String: String]) -> Bool {
+        environment[variable].flatMap(FilterFault.init(rawValue:)) != nil
+    }
+
     static func wrap(_ scanner: any FilterPassScanning, environment: [String: String]) -> any FilterPassScanning {
         guard let name = environment[variable], let fault = FilterFault(rawValue: name) else { return scanner }
         return FaultyScanner(fault: fault, inner: scanner)

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Conduit
 import DeliveryFilter
+import Foundation
 import Milter
+import PassStore
 
 /// `passconduit milter`: the delivery filter as a milter daemon for Postfix and Sendmail.
 struct MilterCommand: ParsableCommand {
@@ -13,16 +15,29 @@ struct MilterCommand: ParsableCommand {
         Speaks the Sendmail milter protocol (version 6) on a Unix socket or a TCP port. For each \
         message the MTA hands over, it does what "passconduit filter" does: the same scanner, \
         limits, deadline and X-Passconduit headers (inserted at the top; forged incoming ones \
-        removed). It only ever adds and changes headers: it never rejects, discards or delays \
-        mail. On an internal failure or at the deadline the message is accepted unchanged \
-        (--on-error tempfail answers 4xx instead, so the client retries).
+        removed, on every path that accepts the message). It only ever adds and changes headers: \
+        it never rejects or discards mail, and it delays mail only when told to: on an internal \
+        failure or at the deadline the message is accepted unscanned (--on-error tempfail answers \
+        4xx instead, so the client retries), and when a recipient's library cannot be used (a \
+        server that is down or refuses the login, a read-only or locked file) the message is \
+        accepted with the headers of a recipient without a library and the log names the library \
+        (--on-library-error tempfail answers "451 4.3.0 pass library unavailable" instead: every \
+        message with a pass then waits for as long as that library is down). A message for \
+        recipients without a library is never delayed by a library.
+
+        With several recipients the X-Passconduit headers, which every copy carries, say only what \
+        is true for all: the passes and their verdicts. What each recipient's library holds and \
+        what was done there (offered, updated) goes to that library and to the log line, one \
+        library="…" entry per library.
 
         Offers and updates go to each recipient's own library, found through a path template \
         (--library-map, or "library-map" under [milter] in the config file), used only if that \
         library file exists; a recipient without one gets headers only. A map starting \
         postgresql:// names one PostgreSQL server: the recipient (local@domain, lower-cased) is \
         the library user, and only a user the server already holds a library for gets offers. \
-        --library PATH makes every recipient share one library.
+        --library PATH makes every recipient share one library. Give a server's password in \
+        PGPASSFILE (or ~/.pgpass) or the config file, not in the map on the command line, where ps \
+        shows it; the log and every message print a location without its password.
 
         SIGTERM or SIGINT: stop accepting, finish the messages in progress, exit. SIGHUP: \
         re-read the config file. One log line per message ($XDG_STATE_HOME/passconduit/milter.log, \
@@ -59,6 +74,9 @@ struct MilterCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("On a scan failure or at the deadline: accept (unchanged) or tempfail (4xx).", valueName: "action"))
     var onError: String = "accept"
 
+    @Option(name: .long, help: ArgumentHelp("When a recipient's library cannot be used: accept (headers without its state, the log names it) or tempfail (451 4.3.0, the client retries: delays mail while the library is down). Default: the config's on-library-error, else accept.", valueName: "action"))
+    var onLibraryError: String?
+
     @Option(name: .long, help: ArgumentHelp("Seconds a scan may take (default: the filter's, 5).", valueName: "seconds"))
     var deadline: Double?
 
@@ -89,11 +107,20 @@ struct MilterCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Each pass's error code in the log.")
     var verbose = false
 
+    @Option(name: .long, help: ArgumentHelp("Characters that start an address extension, as Postfix's recipient_delimiter: with +, alice+travel@example.org uses alice@example.org's library.", valueName: "chars"))
+    var recipientDelimiter: String?
+
+    @Flag(name: .long, help: "Check the configuration, trust anchors, library map, socket path and one library, say what is wrong, and exit (0 ok, 78 configuration, 73 library, 75 library server down): for ExecStartPre and ExecReload.")
+    var check = false
+
     func validate() throws {
         guard MilterAddress(listen) != nil else {
             throw ValidationError("--listen wants unix:/absolute/path, inet:PORT@HOST or inet:PORT, not \(listen)")
         }
         guard MilterSettings.OnError(rawValue: onError) != nil else { throw ValidationError("--on-error wants accept or tempfail, not \(onError)") }
+        if let onLibraryError, LibraryErrorPolicy(rawValue: onLibraryError) == nil {
+            throw ValidationError("--on-library-error wants accept or tempfail, not \(onLibraryError)")
+        }
         guard FilterLogDestination(rawValue: log) != nil else { throw ValidationError("--log wants file, syslog or none, not \(log)") }
         if let deadline, !(deadline.isFinite && deadline >= 0 && deadline <= 3600) { throw ValidationError("--deadline wants seconds (0...3600)") }
         if let maxSize, maxSize < 0 { throw ValidationError("--max-size wants a byte count") }
@@ -104,18 +131,27 @@ struct MilterCommand: ParsableCommand {
 
     func run() throws {
         let environment = FilterEnvironment.resolve(FilterCommand.currentEnvironment())
+        // Kept open for the daemon's life: workers start from it even after an upgrade replaced the file.
+        MilterWorkerCommand.openExecutable()
         let first = settings(environment: environment)
         let settings: MilterSettings
         switch first {
         case .success(let s): settings = s
         case .failure(let problem):
-            throw ValidationError(problem.detail)   // at start a broken config is a usage error; on SIGHUP it is logged
+            // A broken configuration at start is EX_CONFIG with the reason (on SIGHUP it is logged).
+            Self.say("passconduit milter: \(problem.detail)")
+            throw ExitCode(ExitStatus.configError.rawValue)
         }
         // `validate` checked the address.
         guard let address = MilterAddress(listen) else { throw ExitCode.validationFailure }
+        if check { throw ExitCode(MilterCheck.run(settings: settings, address: address).rawValue) }
         let command = self
         let status = MilterDaemon.run(address: address, settings: settings) { command.settings(environment: environment) }
         throw ExitCode(status)
+    }
+
+    static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// The scan worker's `passconduit filter` options: what decides how a message is scanned.
@@ -129,6 +165,9 @@ struct MilterCommand: ParsableCommand {
         if let maxSize { a += ["--max-size", "\(maxSize)"] }
         if noUpdates { a.append("--no-updates") }
         if noOffers { a.append("--no-offers") }
+        if let onLibraryError { a += ["--on-library-error", onLibraryError] }
+        // --on-error tempfail fails closed on every internal error, a library's included.
+        if onError == MilterSettings.OnError.tempfail.rawValue { a += ["--on-library-error", "tempfail"] }
         return a
     }
 
@@ -148,6 +187,7 @@ struct MilterCommand: ParsableCommand {
         if noHeaders { options.headers = false; explicit.insert("headers") }
         if noUpdates { options.applyUpdates = false; explicit.insert("applyUpdates") }
         if noOffers { options.stageOffers = false }
+        if let p = onLibraryError.flatMap(LibraryErrorPolicy.init(rawValue:)) { options.onLibraryError = p; explicit.insert("onLibraryError") }
         if let problem = FilterConfiguration.apply(to: &options, explicit: explicit, environment: environment) {
             return .failure(problem)
         }
@@ -161,7 +201,16 @@ struct MilterCommand: ParsableCommand {
             if LibraryMap.isServer(template) && template.contains("library_user=") {
                 return .failure(FilterError(.badConfig, detail: "library-map: a postgresql:// map takes the recipient as the user; remove library_user="))
             }
+            if let problem = LibraryMap.problem(template: template) {
+                return .failure(FilterError(.badConfig, detail: "library-map \(LibraryLocation.withoutPassword(template)): \(problem)"))
+            }
             settings.libraryMap = .template(template)
+        }
+        if let recipientDelimiter {
+            guard !recipientDelimiter.isEmpty, recipientDelimiter.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x40 }) else {
+                return .failure(FilterError(.badConfig, detail: "--recipient-delimiter wants printable characters other than @, as Postfix's recipient_delimiter"))
+            }
+            settings.recipientDelimiter = recipientDelimiter
         }
         settings.onError = MilterSettings.OnError(rawValue: onError) ?? .accept
         settings.sessionTimeoutSeconds = timeout

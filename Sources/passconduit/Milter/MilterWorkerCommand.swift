@@ -14,7 +14,27 @@ enum MilterWorkerCommand {
     static let name = "milter-worker"
 
     static func command(filterArguments: [String], environment: [String: String]) -> ScanWorkerPool.Command {
-        .init(executable: executablePath(), arguments: [name] + filterArguments, environment: environment)
+        if let fd = executableDescriptor {
+            return .init(executable: "/proc/self/fd/\(fd)", arguments: [name] + filterArguments, environment: environment,
+                         argv0: startPath)
+        }
+        return .init(executable: executablePath(), arguments: [name] + filterArguments, environment: environment)
+    }
+
+    /// The daemon's own executable, opened once at start (`openExecutable`) and kept open for its
+    /// life: an upgrade replaces the file (a new one renamed over it), and `/proc/self/exe` then
+    /// names "…/passconduit (deleted)", which cannot be started. Workers exec this descriptor
+    /// (`/proc/self/fd/N`: the child inherits it until exec, the kernel opens it before closing
+    /// close-on-exec descriptors), so they stay the daemon's own build until it is restarted.
+    nonisolated(unsafe) private static var executableDescriptor: Int32?
+    nonisolated(unsafe) private static var startPath: String?
+
+    /// Opens the executable for `command` (call once, at the daemon's start).
+    static func openExecutable() {
+        guard executableDescriptor == nil else { return }
+        startPath = executablePath()
+        let fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
+        if fd >= 0 { executableDescriptor = fd }
     }
 
     static func run(arguments: [String]) -> Never {
@@ -23,19 +43,23 @@ enum MilterWorkerCommand {
         var options = parsed.options
         _ = FilterConfiguration.apply(to: &options, explicit: parsed.explicit, environment: environment)
         let limit = options.maxScanBytes + MilterScanRequest.maxEnvelopeBytes
-        let status = ScanWorkerPool.serve(fd: 0, maxMessageBytes: limit, alarmSeconds: options.deadlineSeconds) { request in
-            guard let (libraries, message) = MilterScanRequest.decode(request) else {
+        let status = ScanWorkerPool.serve(fd: 0, maxMessageBytes: limit, alarmSeconds: options.deadlineSeconds, scanNoted: { request in
+            guard let (libraries, shared, message) = MilterScanRequest.decodeShared(request) else {
                 return .failure(FilterError(.scanFailed, detail: "malformed milter scan request"))
             }
-            let scanner = FilterFault.wrap(MilterScanner(options: options, environment: environment, libraries: libraries,
-                                                         openLibrary: LibraryRoot.opener,
-                                                         openExistingLibrary: LibraryRoot.existingOpener), environment: environment)
+            let scanner = MilterScanner(options: options, environment: environment, libraries: libraries, sharedLibrary: shared,
+                                        openLibrary: LibraryRoot.opener, openExistingLibrary: LibraryRoot.existingOpener)
             do {
-                return .success(try scanner.scan(message: message))
+                if FilterFault.isSet(environment) {
+                    // The tests' injected faults (crash, hang, error, slow) around the same scan.
+                    let faulty = FilterFault.wrap(scanner, environment: environment)
+                    return .success((try faulty.scan(message: message), []))
+                }
+                return .success(try scanner.scanNoted(message: message))
             } catch {
                 return .failure(FilterError.from(error))
             }
-        }
+        })
         _exit(status)
     }
 
