@@ -2,6 +2,7 @@ import ArgumentParser
 import Conduit
 import DeliveryFilter
 import Milter
+import PassStore
 
 /// `passconduit milter`: the delivery filter as a milter daemon for Postfix and Sendmail.
 struct MilterCommand: ParsableCommand {
