@@ -209,18 +209,21 @@ package final class WebApp: @unchecked Sendable {
         }
     }
 
-    /// A state-changing request must come from the wallet's own pages: a browser's `Origin` or
-    /// `Sec-Fetch-Site` that says otherwise is refused before the form is read.
+    /// A state-changing request must come from the wallet's own pages. A browser says where a
+    /// form comes from in `Sec-Fetch-Site` (only "same-origin" is taken); one that does not send
+    /// it is judged by `Origin`, which must be this server's. (Under `Referrer-Policy:
+    /// no-referrer` Chromium sends `Origin: null` even for the wallet's own forms, so
+    /// `Sec-Fetch-Site` decides first.) A client that sends neither (curl, a script) still needs
+    /// the session's cookie and form token.
     func checkOrigin(_ request: Request) throws {
-        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site == "cross-site" || site == "same-site" {
-            throw WebProblem(.forbidden, route: "-", title: "Refused", "A page of another site tried to send this form. Nothing was changed.")
+        let refused = WebProblem(.forbidden, route: "-", title: "Refused", "A page of another site tried to send this form. Nothing was changed.")
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] {
+            guard site == "same-origin" else { throw refused }
+            return
         }
         if let origin = request.headers[HTTPField.Name("Origin")!] {
             let host = request.head.authority ?? ""
-            let ownHTTP = "http://" + host, ownHTTPS = "https://" + host
-            guard origin == ownHTTP || origin == ownHTTPS else {
-                throw WebProblem(.forbidden, route: "-", title: "Refused", "A page of another site tried to send this form. Nothing was changed.")
-            }
+            guard origin == "http://" + host || origin == "https://" + host else { throw refused }
         }
     }
 

@@ -84,6 +84,7 @@ struct WebPages {
         <meta name="referrer" content="no-referrer">
         <title>\(e(title)) · passconduit</title>
         <link rel="stylesheet" href="/style.css">
+        <link rel="icon" href="data:,">
         \(head)</head>
         <body>
         <header class="top">\(nav)</header>

@@ -210,6 +210,10 @@ final class WebServeTests: XCTestCase {
                                 ["-d", "csrf=" + token, "-H", "Origin: https://evil.example"]).status, 403)
         XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar,
                                 ["-d", "csrf=" + token, "-H", "Sec-Fetch-Site: cross-site"]).status, 403)
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar,
+                                ["-d", "csrf=" + token, "-H", "Sec-Fetch-Site: same-site"]).status, 403)
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar,
+                                ["-d", "csrf=" + token, "-H", "Origin: null"]).status, 403, "a sandboxed frame")
         // The token without the cookie is nobody's.
         XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", ["-d", "csrf=" + token]).status, 401)
         XCTAssertEqual(try sha(sandbox), [hash], "nothing removed")
