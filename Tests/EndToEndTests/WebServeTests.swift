@@ -85,6 +85,10 @@ final class WebServeTests: XCTestCase {
 
     /// One curl request; `jar` keeps cookies between calls.
     func curl(_ url: String, jar: URL? = nil, _ extra: [String] = []) throws -> Reply {
+        try Self.curl(url, jar: jar, extra)
+    }
+
+    static func curl(_ url: String, jar: URL? = nil, _ extra: [String] = []) throws -> Reply {
         try HandOn.require("/usr/bin/curl", package: "curl")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
