@@ -24,10 +24,11 @@ package struct WebConfiguration: Sendable {
     /// The pass's barcode as the card draws it (the Barcodes target, wired by the composition root).
     package var barcode: @Sendable (PassInfo) -> CardBarcode?
     package var state: WebState
-    /// At most this many connections at once; more wait in the listen queue.
-    package var maxConnections = 256
+    /// At most this many connections at once; more wait in the listen queue. A thousand idle
+    /// ones still leave room for a real request.
+    package var maxConnections = 1536
     /// A connection that sends nothing for this long is closed (slow clients, idle keep-alives).
-    package var idleTimeout: TimeInterval = 30
+    package var idleTimeout: TimeInterval = 20
     /// Where the request log and the sign-in line go.
     package var log: @Sendable (String) -> Void = { line in
         FileHandle.standardOutput.write(Data((line + "\n").utf8))

@@ -266,6 +266,31 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(server.exitStatus(within: 0.5), nil, "still serving")
     }
 
+    /// A thousand clients that open a connection and never finish their request (slow loris)
+    /// leave room for a real one, answered at once; the idle ones are closed after a while.
+    func testAThousandIdleConnectionsLeaveRoomForARealRequest() throws {
+        let sandbox = try Sandbox()
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let script = #"""
+        import socket, subprocess, sys, time, urllib.parse
+        u = urllib.parse.urlparse(sys.argv[1])
+        socks = []
+        for i in range(1000):
+            s = socket.create_connection((u.hostname, u.port), timeout=5)
+            s.send(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            socks.append(s)
+        t = time.time()
+        r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", sys.argv[1] + "/style.css"],
+                           capture_output=True, text=True)
+        print(r.stdout, round(time.time() - t, 2))
+        """#
+        let r = try HandOn.run("/usr/bin/python3", ["-c", script, server.base])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("200 "), "the real request beside 1000 idle ones: \(r.stdout)")
+        XCTAssertEqual(server.exitStatus(within: 0.2), nil, "still serving")
+    }
+
     // MARK: Refusing to start
 
     func testListeningBeyondThisMachineWithoutTLSOrAProxyIsRefusedAndBindFailuresAreOneSentence() throws {
