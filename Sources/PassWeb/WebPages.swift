@@ -193,7 +193,7 @@ struct WebPages {
         var h = ""
         var head = ""
         if let card = app.render(verdict) {
-            head = "<style>\(card.css)\(Self.cardExtras)</style>\n"
+            head = "<style>\(Self.cardStyle(card.css))</style>\n"
             h += "<div class=\"cardbox\">\(card.body)</div>\n"
         } else {
             h += "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n"
@@ -217,12 +217,22 @@ struct WebPages {
         return Answer(route: "/passes/{hash}", response: page(pass.description.isEmpty ? pass.organizationName : pass.description, body: h, head: head))
     }
 
-    /// The barcode drawn wide enough to scan off a phone (the card's SVG scales without blur).
+    /// The card's style sheet inside the wallet's page: its rules for the stand-alone page's
+    /// `body` and `main` are left to the wallet's own.
+    static func cardStyle(_ css: String) -> String {
+        css.replacingOccurrences(of: "body {", with: ".card-page-body {").replacingOccurrences(of: "main {", with: ".card-page-main {")
+            + cardExtras
+    }
+
+    /// Square codes drawn wide enough to scan off a phone (the card's SVG scales without blur);
+    /// long ones kept inside the card.
     static let cardExtras = """
 
-    .cardbox main, .cardbox { display: flex; flex-direction: column; align-items: center; gap: 16px; }
+    .cardbox { display: flex; flex-direction: column; align-items: center; gap: 16px; }
     .cardbox .card, .cardbox .back { max-width: 100%; }
-    .cardbox figure svg { width: min(300px, 80vw); height: auto; }
+    .cardbox figure { max-width: 100%; box-sizing: border-box; }
+    .cardbox figure svg { max-width: 100%; height: auto; }
+    .cardbox figure svg[aria-label^="QR"], .cardbox figure svg[aria-label^="Aztec"] { width: min(240px, 64vw); }
     """
 
     func history(_ pass: StoredPass) async throws -> String {
@@ -312,7 +322,7 @@ struct WebPages {
         var head = ""
         if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(DateText.human(offer.createdAt))).</p>\n" }
         if let card = app.render(verdict) {
-            head = "<style>\(card.css)\(Self.cardExtras)</style>\n"
+            head = "<style>\(Self.cardStyle(card.css))</style>\n"
             h += "<div class=\"cardbox\">\(card.body)</div>\n"
         }
         h += """
