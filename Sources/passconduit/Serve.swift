@@ -1,4 +1,5 @@
 import ArgumentParser
+import Barcodes
 import Conduit
 import Foundation
 import LibraryRoot
@@ -63,9 +64,9 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The file that keeps sessions and failed sign-ins (default: web-sessions.sqlite beside the library).", valueName: "path"))
     var state: String?
 
-    /// The IMAP sign-in's checker, set by the composition root once the mailbox login client is
-    /// part of this build (MailboxLogin).
-    nonisolated(unsafe) static var mailboxChecker: ((MailboxServerAddress) -> any PasswordChecker)?
+    /// The IMAP sign-in's checker for an `--auth imap://…|imaps://…` value (a sentence when it
+    /// cannot be built), set once the mailbox login client (MailboxLogin) is part of this build.
+    nonisolated(unsafe) static var mailboxChecker: ((String) throws -> any PasswordChecker)?
 
     func run() throws {
         try Self.exiting {
@@ -102,6 +103,11 @@ struct Serve: ParsableCommand {
                 do {
                     try await WebServer.run(config) { address, link in
                         config.log(link.map { "Sign in: \($0)" } ?? "Listening on \(address)")
+                        // On a terminal the link as a QR code too (send's half blocks), for a phone.
+                        if let link, Terminal.stdoutIsTerminal,
+                           let matrix = try? BarcodeEncoder.matrix(bytes: Array(link.utf8), format: .qr) {
+                            config.log(TerminalBarcode(matrix).render(indent: 2).joined(separator: "\n"))
+                        }
                     }
                 } catch let error as WebSetupError {
                     outcome.set(CLIError(error.description, status: .usage))
@@ -137,7 +143,11 @@ struct Serve: ParsableCommand {
             guard let make = Self.mailboxChecker else {
                 throw WebSetupError("--auth \(auth): this passconduit was built without the mailbox sign-in; use --auth header:NAME behind a proxy")
             }
-            return .password(server: server, checker: make(server))
+            do {
+                return .password(server: server, checker: try make(auth))
+            } catch {
+                throw WebSetupError("--auth \(auth): \(error)")
+            }
         }
     }
 

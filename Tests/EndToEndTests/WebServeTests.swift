@@ -169,6 +169,37 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(try curl(again.base + "/", ["-H", "Cookie: pcsid=" + sessionID]).status, 401)
     }
 
+    /// On a terminal the sign-in link comes as a QR code too (send's half blocks) that decodes to the link.
+    func testOnATerminalTheSignInLinkIsAlsoAQRCode() throws {
+        let sandbox = try Sandbox()
+        let out = sandbox.dir.appendingPathComponent("pty.out")
+        let command = ([Binary.url.path, "serve"] + sandbox.common + ["--listen", "127.0.0.1:0"]).map { "'\($0)'" }.joined(separator: " ")
+        let r = try HandOn.run("/usr/bin/timeout", ["3", "/usr/bin/script", "-qc", command, out.path], environment: sandbox.environment)
+        XCTAssertEqual(r.status, 124, "serve ran until stopped: \(r.stderr)")
+        let text = try String(contentsOf: out, encoding: .utf8)
+        let link = try XCTUnwrap(text.split(whereSeparator: \.isNewline).first { $0.hasPrefix("Sign in: ") }).dropFirst("Sign in: ".count)
+        let script = #"""
+        import re, sys
+        import numpy, zxingcpp
+        rows = []
+        for line in open(sys.argv[1], encoding="utf-8").read().splitlines():
+            line = re.sub(r"\x1b\[[0-9;]*m", "", line)
+            if not any(c in line for c in "\u2580\u2584\u2588"):
+                continue
+            rows += [[c in "\u2580\u2588" for c in line], [c in "\u2584\u2588" for c in line]]
+        width = max(len(r) for r in rows)
+        pixels = numpy.full((len(rows) + 8, width + 8), 255, dtype=numpy.uint8)
+        for y, row in enumerate(rows):
+            for x, dark in enumerate(row):
+                if dark:
+                    pixels[y + 4, x + 4] = 0
+        print("\n".join(r.text for r in zxingcpp.read_barcodes(numpy.kron(pixels, numpy.ones((6, 6), dtype=numpy.uint8)))))
+        """#
+        let decoded = try HandOn.run("/usr/bin/python3", ["-c", script, out.path])
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
+        XCTAssertEqual(decoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines), String(link).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     func testThePkpassLinkServesTheStoredBytesAsAWalletPass() throws {
         let sandbox = try Sandbox()
         XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/boarding-pass.pkpass")]).status, 0)
