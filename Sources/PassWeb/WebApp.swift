@@ -61,6 +61,15 @@ package final class WebApp: @unchecked Sendable {
         } catch is NIOTooManyBytesError {
             answer = Answer(route: "-", response: page(.contentTooLarge, title: "Too large",
                 body: "<p>That upload is larger than the \(WebPages.size(config.maxBodyBytes)) this wallet takes (a pass or a message is never that large).</p>"))
+        } catch let error as LibraryError {
+            // A busy library or a database server that went away: try again; nothing was changed.
+            // The sentence names no path or server (they are the operator's, not the visitor's).
+            let busy = error.kind == .busy || error.kind == .unavailable
+            answer = Answer(route: "-", response: page(busy ? .serviceUnavailable : .internalServerError,
+                title: busy ? "Try again in a moment" : "Library problem",
+                body: busy ? "<p>Your pass library cannot be reached right now. Nothing was changed; try again in a moment.</p>"
+                           : "<p>Your pass library could not answer (\(HTMLText.escape(error.kind.rawValue))). Nothing was changed.</p>"))
+            if busy { answer.response.headers[.retryAfter] = "5" }
         } catch let error as WebProblem {
             answer = Answer(route: error.route, response: page(error.status, title: error.title, body: "<p>\(HTMLText.escape(error.sentence))</p>"))
         } catch {
