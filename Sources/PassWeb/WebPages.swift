@@ -69,7 +69,7 @@ struct WebPages {
     var nav: String {
         """
         <nav aria-label="Wallet"><a href="/">Passes</a> <a href="/offers">Offers</a> <a href="/add">Add a pass</a>
-        <form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="\(csrf)"><button type="submit">Sign out</button></form></nav>
+        <form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="\(csrf)"><button type="submit">Sign out</button> <button type="submit" name="everywhere" value="1">Sign out everywhere</button></form></nav>
         """
     }
 

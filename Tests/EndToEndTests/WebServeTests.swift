@@ -162,11 +162,28 @@ final class WebServeTests: XCTestCase {
         try again.started()
         XCTAssertEqual(try curl(again.base + "/", jar: jar).status, 200, again.text)
 
-        // Signing out ends the session.
+        // Signing out ends the session; "everywhere" ends the other browsers' too.
         let page = try curl(again.base + "/", jar: jar).text
         let out = try curl(again.base + "/logout", jar: jar, ["-d", "csrf=" + (Self.csrf(page) ?? "")])
         XCTAssertEqual(out.status, 303)
         XCTAssertEqual(try curl(again.base + "/", ["-H", "Cookie: pcsid=" + sessionID]).status, 401)
+        XCTAssertTrue(page.contains("Sign out everywhere"))
+        again.process.terminate()
+        again.process.waitUntilExit()
+        let third = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try third.started()
+        let (jarA, jarB) = (sandbox.dir.appendingPathComponent("a"), sandbox.dir.appendingPathComponent("b"))
+        XCTAssertEqual(try curl(third.signIn, jar: jarA).status, 303)
+        third.process.terminate()
+        third.process.waitUntilExit()
+        let fourth = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try fourth.started()
+        XCTAssertEqual(try curl(fourth.signIn, jar: jarB).status, 303)
+        let other = try curl(fourth.base + "/", jar: jarA)
+        XCTAssertEqual(other.status, 200)
+        XCTAssertEqual(try curl(fourth.base + "/logout", jar: jarB, ["-d", "csrf=" + (Self.csrf(try curl(fourth.base + "/", jar: jarB).text) ?? ""),
+                                                                       "-d", "everywhere=1"]).status, 303)
+        XCTAssertEqual(try curl(fourth.base + "/", jar: jarA).status, 401, "the other browser is signed out too")
     }
 
     /// On a terminal the sign-in link comes as a QR code too (send's half blocks) that decodes to the link.
