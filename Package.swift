@@ -96,6 +96,12 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // The web wallet's mailbox login: one IMAP sign-in (STARTTLS or TLS, then LOGOUT) against the
+        // user's own mail server, as webmails do. A client of IMAP only; it neither listens nor speaks HTTP.
+        .target(name: "MailboxLogin", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
         .target(name: "PassStorePostgres", dependencies: ["PassStore", "Support", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The composition root: a `--library` value -> a library backend. Only executables use it.
@@ -112,7 +118,7 @@ let package = Package(
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "PassWeb", "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support",
+            "PassWeb", "MailboxLogin", "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -156,6 +162,8 @@ let package = Package(
         .testTarget(name: "MilterTests", dependencies: ["Milter", "PassStore", .product(name: "NIOCore", package: "swift-nio")]),
         // The web wallet's parsing of addresses, sign-in options and forms (serve itself: EndToEndTests).
         .testTarget(name: "PassWebTests", dependencies: ["PassWeb"]),
+        // The IMAP sign-in against a real Dovecot (dovecot-imapd) the tests start on loopback.
+        .testTarget(name: "MailboxLoginTests", dependencies: ["MailboxLogin", .product(name: "NIOCore", package: "swift-nio")]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.

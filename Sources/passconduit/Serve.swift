@@ -3,6 +3,7 @@ import Barcodes
 import Conduit
 import Foundation
 import LibraryRoot
+import MailboxLogin
 import PassStore
 import PassWeb
 import WalletPass
@@ -64,9 +65,23 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The file that keeps sessions and failed sign-ins (default: web-sessions.sqlite beside the library).", valueName: "path"))
     var state: String?
 
-    /// The IMAP sign-in's checker for an `--auth imap://…|imaps://…` value (a sentence when it
-    /// cannot be built), set once the mailbox login client (MailboxLogin) is part of this build.
-    nonisolated(unsafe) static var mailboxChecker: ((String) throws -> any PasswordChecker)?
+    /// The IMAP sign-in's checker for an `--auth imap://…|imaps://…` value: MailboxLogin's
+    /// IMAP LOGIN client (a sentence when it cannot be built).
+    static func mailboxChecker(_ url: String) throws -> any PasswordChecker {
+        MailboxPasswordChecker(login: try IMAPLogin(url: url))
+    }
+
+    /// PassWeb's question, answered by the mailbox server.
+    struct MailboxPasswordChecker: PasswordChecker {
+        let login: IMAPLogin
+        func check(user: String, password: String) async -> PasswordCheck {
+            switch await login.check(user: user, password: password) {
+            case .accepted: return .accepted
+            case .rejected: return .rejected
+            case .unavailable(let reason): return .unavailable(reason: reason)
+            }
+        }
+    }
 
     func run() throws {
         try Self.exiting {
@@ -140,11 +155,8 @@ struct Serve: ParsableCommand {
             return .header(name: name, trusted: ranges)
         case .mailbox(let server):
             if !trustedProxy.isEmpty { throw WebSetupError("--trusted-proxy goes with --auth header:NAME") }
-            guard let make = Self.mailboxChecker else {
-                throw WebSetupError("--auth \(auth): this passconduit was built without the mailbox sign-in; use --auth header:NAME behind a proxy")
-            }
             do {
-                return .password(server: server, checker: try make(auth))
+                return .password(server: server, checker: try Self.mailboxChecker(auth))
             } catch {
                 throw WebSetupError("--auth \(auth): \(error)")
             }

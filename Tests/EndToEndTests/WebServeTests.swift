@@ -339,6 +339,33 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(server.exitStatus(within: 0.2), nil, "still serving")
     }
 
+    /// The mailbox sign-in (MailboxLogin's IMAP client) against a server that is down: the form,
+    /// then a 503 with a sentence (not a hang), and nothing signed in. A password never reaches the log.
+    func testMailboxSignInWithTheIMAPServerDownIsA503WithASentence() throws {
+        let sandbox = try Sandbox()
+        // A loopback port nobody listens on: bind one, note it, close it.
+        let probe = try HandOn.run("/usr/bin/python3", ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"])
+        let port = probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0", "--auth", "imap://127.0.0.1:\(port)",
+                                          "--library-map", sandbox.dir.path + "/%{local}@%{domain}.sqlite"], common: false)
+        try server.started()
+        let home = try curl(server.base + "/")
+        XCTAssertEqual(home.status, 303)
+        XCTAssertEqual(home.header("Location"), "/login")
+        let form = try curl(server.base + "/login")
+        XCTAssertEqual(form.status, 200)
+        XCTAssertTrue(form.text.contains("name=\"password\" type=\"password\""), form.text)
+        let started = Date()
+        let down = try curl(server.base + "/login", ["--data-urlencode", "user=alice@example.org", "--data-urlencode", "password=hunter2-secret"])
+        XCTAssertEqual(down.status, 503, down.text)
+        XCTAssertTrue(down.text.contains("cannot be reached now"), down.text)
+        XCTAssertNil(down.header("Set-Cookie"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "an answer, not a hang")
+        XCTAssertFalse(server.text.contains("hunter2"), server.text)
+        // Plain IMAP to a host that is not this machine needs STARTTLS, and the address names only a server.
+        XCTAssertEqual(try sandbox.run("serve", ["--auth", "imap://user:pw@mail.example.org"]).status, 64)
+    }
+
     // MARK: Refusing to start
 
     func testListeningBeyondThisMachineWithoutTLSOrAProxyIsRefusedAndBindFailuresAreOneSentence() throws {
