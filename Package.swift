@@ -163,12 +163,14 @@ let package = Package(
         // The web wallet's parsing of addresses, sign-in options and forms (serve itself: EndToEndTests).
         .testTarget(name: "PassWebTests", dependencies: ["PassWeb"]),
         // The IMAP sign-in against a real Dovecot (dovecot-imapd) the tests start on loopback.
-        .testTarget(name: "MailboxLoginTests", dependencies: ["MailboxLogin", .product(name: "NIOCore", package: "swift-nio")]),
+        // A private Dovecot IMAP server on loopback (dovecot-imapd), for MailboxLoginTests and serve's sign-in.
+        .target(name: "DovecotTestKit", path: "Tests/DovecotTestKit"),
+        .testTarget(name: "MailboxLoginTests", dependencies: ["MailboxLogin", "DovecotTestKit", .product(name: "NIOCore", package: "swift-nio")]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
         // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PostgresTestKit"], exclude: ["update-peer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer"]),
     ]
 )

@@ -463,3 +463,42 @@ final class WebServeTests: XCTestCase {
         XCTAssertTrue(reply.text.contains("did not come through it"), reply.text)
     }
 }
+
+import DovecotTestKit
+
+/// The mailbox sign-in end to end: serve's form, MailboxLogin's IMAP client, a real Dovecot. A wrong
+/// password and an unknown user get the same answer; the right one signs in to that address's library.
+final class WebMailboxSignInTests: XCTestCase {
+    override func tearDown() { FilterRun.cleanUp() }
+
+    func testTheMailboxPasswordSignsInAndWrongOrUnknownGetTheSameAnswer() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/dovecot") else {
+            XCTFail("Dovecot is missing: apt-get install dovecot-imapd")
+            return
+        }
+        let dovecot = try DovecotIMAP(users: ["alice@example.org": "correct horse"], tls: false)
+        defer { dovecot.stop() }
+        let sandbox = try Sandbox()
+        let alice = sandbox.dir.path + "/alice@example.org.sqlite"
+        XCTAssertEqual(try sandbox.run("add", ["--library", alice, "--trust", Run.sample("ca/trust"), "--yes",
+                                                Run.sample("passes/store-card.pkpass")], common: false).status, 0)
+        let server = try WebServeTests.Server(sandbox, ["--listen", "127.0.0.1:0", "--auth", "imap://127.0.0.1:\(dovecot.imapPort)",
+                                                        "--library-map", sandbox.dir.path + "/%{local}@%{domain}.sqlite"], common: false)
+        try server.started()
+        let wrong = try WebServeTests.curl(server.base + "/login", ["--data-urlencode", "user=alice@example.org", "--data-urlencode", "password=wrong"])
+        let unknown = try WebServeTests.curl(server.base + "/login", ["--data-urlencode", "user=mallory@example.org", "--data-urlencode", "password=wrong"])
+        XCTAssertEqual(wrong.status, 401, wrong.text)
+        XCTAssertEqual(unknown.status, 401, unknown.text)
+        XCTAssertEqual(wrong.body, unknown.body, "the same page for a wrong password and an unknown user")
+        XCTAssertNil(wrong.header("Set-Cookie"))
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        let signIn = try WebServeTests.curl(server.base + "/login", jar: jar, ["--data-urlencode", "user=Alice@Example.org",
+                                                                               "--data-urlencode", "password=correct horse"])
+        XCTAssertEqual(signIn.status, 303, signIn.text)
+        XCTAssertTrue(signIn.header("Set-Cookie")?.contains("HttpOnly") ?? false)
+        let home = try WebServeTests.curl(server.base + "/", jar: jar)
+        XCTAssertEqual(home.status, 200)
+        XCTAssertTrue(home.text.contains("Passconduit Coffee"), home.text)
+        XCTAssertFalse(server.text.contains("correct horse") || server.text.contains("wrong"), server.text)
+    }
+}
