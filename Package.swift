@@ -23,6 +23,12 @@ let package = Package(
         // SHA-1/SHA-256 (Support's Digest) on BoringSSL, linked statically: no OpenSSL provider set-up
         // for hashing. Already in the graph through postgres-nio; the same URL as its pin.
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        // The web wallet (PassWeb only): HTTP/1.1 server, router, TLS on SwiftNIO. No default traits:
+        // neither swift-configuration nor full Foundation is needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        // Hummingbird's own header and logging types, named by PassWeb (already in the graph through it).
+        .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     ],
     targets: [
         // C libraries from Debian (libssl-dev, libzip-dev, libmagic-dev).
@@ -103,9 +109,19 @@ let package = Package(
         .target(name: "PassStorePostgres", dependencies: ["PassStore", "Support", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The composition root: a `--library` value -> a library backend. Only executables use it.
         .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres"]),
+        // `serve`: the web wallet on Hummingbird. Sign-in, sessions, pages; uses the library, the
+        // renderer and the intake policy, never the other way round. Listens; fetches nothing.
+        .target(name: "PassWeb", dependencies: [
+            "Conduit", "PassStore", "PassRender", "WalletPass", "Support",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support", "CBuildInfo",
+            "PassWeb", "MailboxLogin", "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support", "CBuildInfo",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -146,14 +162,18 @@ let package = Package(
             "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The milter's packet codec, session state machine and library map, without a socket.
-        .testTarget(name: "MilterTests", dependencies: ["Milter", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "MilterTests", dependencies: ["Milter", "PassStore", .product(name: "NIOCore", package: "swift-nio")]),
+        // The web wallet's parsing of addresses, sign-in options and forms (serve itself: EndToEndTests).
+        .testTarget(name: "PassWebTests", dependencies: ["PassWeb"]),
         // The IMAP sign-in against a real Dovecot (dovecot-imapd) the tests start on loopback.
-        .testTarget(name: "MailboxLoginTests", dependencies: ["MailboxLogin", .product(name: "NIOCore", package: "swift-nio")]),
+        // A private Dovecot IMAP server on loopback (dovecot-imapd), for MailboxLoginTests and serve's sign-in.
+        .target(name: "DovecotTestKit", path: "Tests/DovecotTestKit"),
+        .testTarget(name: "MailboxLoginTests", dependencies: ["MailboxLogin", "DovecotTestKit", .product(name: "NIOCore", package: "swift-nio")]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
         // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PostgresTestKit"], exclude: ["update-peer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer"]),
     ]
 )

@@ -1,4 +1,5 @@
 import DeliveryFilter
+import PassStore
 
 /// Everything a milter daemon runs with. The scan settings are the delivery filter's own
 /// (`FilterOptions`: limits, deadline, headers, offers, updates, config, trust), so `filter` and

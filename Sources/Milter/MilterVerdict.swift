@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DeliveryFilter
+import PassStore
 
 /// The end of one message: the delivery filter's plan for it (same scanner, limits, deadline and
 /// isolation as `passconduit filter`: a scan-worker process, killed at the deadline) and the replies that carry the plan to the MTA. It never

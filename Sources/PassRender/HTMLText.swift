@@ -1,11 +1,11 @@
 /// Pass text into HTML, safely. Everything is escaped; the only markup that survives is a link
 /// whose scheme is http, https, tel or mailto — from an `attributedValue`'s `<a href>` (the one
 /// tag Apple supports there) or found in plain text, as Wallet's data detectors would.
-enum HTMLText {
+package enum HTMLText {
     static let allowedSchemes = ["http://", "https://", "tel:", "mailto:"]
 
     /// Escapes for element content and double-quoted attributes.
-    static func escape(_ s: String) -> String {
+    package static func escape(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for ch in s.unicodeScalars {
@@ -24,7 +24,7 @@ enum HTMLText {
 
     /// A link target kept only when its scheme is allowed and it holds nothing that could break
     /// out of the attribute (it is escaped anyway).
-    static func safeHref(_ raw: String) -> String? {
+    package static func safeHref(_ raw: String) -> String? {
         let href = raw.trimmed(of: " \t\r\n")
         let lower = href.lowercased()
         guard allowedSchemes.contains(where: { lower.hasPrefix($0) }), href.count > 6, href.count <= 2048,

@@ -85,8 +85,28 @@ package enum PassRenderer {
                                request: RenderRequest) throws -> RenderOutput {
         do { try library.load() } catch { throw RenderProblem.output(error.message) }
         let scale = min(max(request.scale, 1), 3)
+        let (model, pictures, images) = prepare(info: info, status: status, error: error, barcode: barcode,
+                                                scale: request.format == .png ? scale : 3, request: request)
+
+        switch request.format {
+        case .html:
+            let width = measureWidth(model, pictures: pictures)
+            let page = CardHTML.page(model, side: request.side, images: images, width: width, language: info.language)
+            return RenderOutput(bytes: Array(page.utf8), notes: model.notes)
+        case .png, .svg:
+            return RenderOutput(bytes: try drawImage(model, pictures: pictures, request: request, scale: scale), notes: model.notes)
+        case .pdf:
+            return RenderOutput(bytes: try drawPDF(model, pictures: pictures, request: request, title: info.description),
+                                notes: model.notes)
+        }
+    }
+
+    /// The card laid out, with the images its style uses decoded within the limits (a bad one is
+    /// left out, with a note).
+    static func prepare(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?, scale: Int,
+                        request: RenderRequest) -> (CardModel, [String: PassPicture], [String: PassImage]) {
         var model = CardModel(info: info, status: status, error: error, barcode: barcode,
-                              scale: request.format == .png ? scale : 3, now: request.now)
+                              scale: scale, now: request.now)
         // Decode each image the style uses, within the limits; a bad one is left out, with a note.
         var budget = request.imageLimits.maxTotalPixels
         var pictures: [String: PassPicture] = [:]
@@ -112,17 +132,22 @@ package enum PassRenderer {
         model.thumbnail = images["thumbnail"]
         model.footer = images["footer"]
 
-        switch request.format {
-        case .html:
-            let width = measureWidth(model, pictures: pictures)
-            let page = CardHTML.page(model, side: request.side, images: images, width: width, language: info.language)
-            return RenderOutput(bytes: Array(page.utf8), notes: model.notes)
-        case .png, .svg:
-            return RenderOutput(bytes: try drawImage(model, pictures: pictures, request: request, scale: scale), notes: model.notes)
-        case .pdf:
-            return RenderOutput(bytes: try drawPDF(model, pictures: pictures, request: request, title: info.description),
-                                notes: model.notes)
-        }
+        return (model, pictures, images)
+    }
+
+    /// The card for a page of someone else's (the web wallet's pass page): the style sheet and the
+    /// `<section>`s that `render --format html` puts in its `<main>`, from the same layout and the
+    /// same escaping. The page embedding them allows inline styles (issuer colours) and no script.
+    package static func htmlCard(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?,
+                                 side: RenderSide = .both, now: Date = Date(), imageLimits: ImageLimits = .init())
+        -> (css: String, body: String, notes: [String]) {
+        let request = RenderRequest(format: .html, side: side, now: now, imageLimits: imageLimits)
+        let (model, pictures, images) = prepare(info: info, status: status, error: error, barcode: barcode, scale: 3, request: request)
+        let width = measureWidth(model, pictures: pictures)
+        var body = ""
+        if side != .back { body += CardHTML.front(model, images: images, width: width) }
+        if side != .front { body += CardHTML.back(model, width: width) }
+        return (CardHTML.css, body, model.notes)
     }
 
     /// A scratch context for the measuring pass.

@@ -9,6 +9,13 @@ enum StoredPassJSON {
         .object(members(pass))
     }
 
+    /// `list --json`: the stored record and the pass's group (one trip, one order).
+    static func listObject(_ item: LibraryView.Item) -> JSONOutput {
+        var members = members(item.pass)
+        members.append(("groupingIdentifier", .string(item.times.groupingIdentifier)))
+        return .object(members)
+    }
+
     static func members(_ pass: StoredPass) -> [(String, JSONOutput)] {
         [
             ("schema", .int(FoundPassJSON.schema)),

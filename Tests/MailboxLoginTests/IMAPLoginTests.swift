@@ -1,3 +1,4 @@
+import DovecotTestKit
 import MailboxLogin
 import NIOCore
 import XCTest

@@ -1,6 +1,7 @@
 import NIOCore
 import XCTest
 @testable import Milter
+@testable import PassStore
 
 final class MilterPacketDecoderTests: XCTestCase {
     private func buffer(_ bytes: [UInt8]) -> ByteBuffer { ByteBuffer(bytes: bytes) }

@@ -56,7 +56,7 @@ final class SubcommandFastPathTests: XCTestCase {
         for arguments in [["scan", "--help"], ["scan", "-h"], ["scan", "x", "--version"], ["scan", "--version"],
                           ["list", "--experimental-dump-help"], ["scan", "--generate-completion-script", "bash"],
                           ["library", "help"], ["library", "help", "copy"], ["library", "copy", "-h"], ["library", "copy", "a", "b", "--version"],
-                          ["scan", "---completion", "--", "--library"], ["list", "--bogus"], ["list", "x"], ["export"],
+                          ["scan", "---completion", "--", "--library"], ["list", "--bogus"], ["list", "--kind"], ["export"],
                           ["help", "scan"], ["--help"], ["--version"], ["bogus"], []] {
             XCTAssertNil(SubcommandFastPath.parse(arguments), "\(arguments)")
         }

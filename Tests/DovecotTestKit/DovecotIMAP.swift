@@ -4,17 +4,17 @@ import XCTest
 /// A private Dovecot IMAP server (Debian's dovecot-imapd) for the sign-in tests: its own config,
 /// passwd-file, certificate and sockets in a temporary folder, listening on loopback only, started
 /// with `dovecot -F` and stopped with the test class. A missing Dovecot fails the test.
-final class DovecotIMAP {
-    let root: URL
-    let imapPort: Int
-    let imapsPort: Int
+package final class DovecotIMAP {
+    package let root: URL
+    package let imapPort: Int
+    package let imapsPort: Int
     /// The self-signed certificate the server presents (for `localhost` and 127.0.0.1).
-    var certificate: String { root.appendingPathComponent("cert.pem").path }
+    package var certificate: String { root.appendingPathComponent("cert.pem").path }
     private let process = Process()
 
     /// `users`: name → password, written as `{PLAIN}` entries (a test fixture, not a secret).
     /// `tls`: whether the server offers STARTTLS and listens for implicit TLS at all.
-    init(users: [String: String], tls: Bool = true) throws {
+    package init(users: [String: String], tls: Bool = true) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pc-dovecot-\(UUID().uuidString)")
         let files = FileManager.default
         for folder in ["", "run", "state", "home"] {
@@ -98,7 +98,7 @@ final class DovecotIMAP {
 
     /// SIGTERM, then SIGKILL after 3 s: Dovecot's master can wait minutes for an auth process
     /// that ignores its SIGINT. Its children exit by themselves once the master is gone.
-    func stop() {
+    package func stop() {
         if process.isRunning {
             process.terminate()
             let end = Date().addingTimeInterval(3)
@@ -110,15 +110,16 @@ final class DovecotIMAP {
     }
 
     /// Dovecot's log so far (for a failing assertion's message, and to check what it saw).
-    var log: String { (try? String(contentsOf: root.appendingPathComponent("dovecot.log"), encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOf: root.appendingPathComponent("dovecot.log"), encoding: .utf8)) ?? "" }
 
-    struct DovecotMissing: Error, CustomStringConvertible {
-        var description: String { "Dovecot IMAP is not installed (script/bootstrap installs dovecot-imapd)" }
+    package struct DovecotMissing: Error, CustomStringConvertible {
+        package init() {}
+        package var description: String { "Dovecot IMAP is not installed (script/bootstrap installs dovecot-imapd)" }
     }
 
-    struct DovecotDidNotStart: Error, CustomStringConvertible {
+    package struct DovecotDidNotStart: Error, CustomStringConvertible {
         let log: String
-        var description: String { "Dovecot did not start listening: \(log)" }
+        package var description: String { "Dovecot did not start listening: \(log)" }
     }
 
     static func userName() -> String {
@@ -140,7 +141,7 @@ final class DovecotIMAP {
     }
 
     /// A free TCP port on 127.0.0.1 (bound to port 0, then released).
-    static func freePort() -> Int {
+    package static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

@@ -1,0 +1,427 @@
+import Conduit
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PassRender
+import PassStore
+import Support
+import WalletPass
+
+/// The web wallet's request handling: who is asking (sign-in, session), in which library
+/// (theirs only), and the pages. Every object is looked up inside the signed-in user's library,
+/// so another user's pass hash or offer number is simply not there (404).
+package final class WebApp: @unchecked Sendable {
+    let config: WebConfiguration
+    private let lock = NSLock()
+    /// Desktop sign-in links not used yet (SHA-256 of the token).
+    private var signInTokens: Set<String> = []
+    /// Group and moments of each pass, by SHA-256 (the bytes never change under a hash).
+    private var timesCache: [String: PassTimes] = [:]
+    /// cairo and pango are driven from one thread at a time.
+    private let renderLock = NSLock()
+    /// The port actually bound (for the desktop Host check and the sign-in line).
+    private var boundPort: Int?
+
+    package init(config: WebConfiguration) {
+        self.config = config
+    }
+
+    var cookieName: String { secureCookies ? "__Host-pcsid" : "pcsid" }
+    /// `Secure` unless the browser talks to this machine over plain loopback HTTP.
+    var secureCookies: Bool { config.tls != nil || !config.listen.isLoopback }
+
+    /// A new single-use desktop sign-in token.
+    package func newSignInToken() -> String {
+        let token = WebState.randomToken()
+        lock.withLock { _ = signInTokens.insert(Digest.sha256Hex(Array(token.utf8))) }
+        return token
+    }
+
+    func consumeSignInToken(_ token: String) -> Bool {
+        let key = Digest.sha256Hex(Array(token.utf8))
+        return lock.withLock { signInTokens.remove(key) != nil }
+    }
+
+    func setBoundPort(_ port: Int?) { lock.withLock { boundPort = port } }
+
+    // MARK: One request
+
+    /// What the log names a request by: its route pattern, never its identifiers or query.
+    struct Answer {
+        var route: String
+        var response: Response
+    }
+
+    package func respond(to request: Request, context: WebContext) async -> Response {
+        let started = ContinuousClock.now
+        var answer: Answer
+        do {
+            answer = try await route(request, context: context)
+        } catch is NIOTooManyBytesError {
+            answer = Answer(route: "-", response: page(.contentTooLarge, title: "Too large",
+                body: "<p>That upload is larger than the \(WebPages.size(config.maxBodyBytes)) this wallet takes (a pass or a message is never that large).</p>"))
+        } catch let error as LibraryError {
+            // A busy library or a database server that went away: try again; nothing was changed.
+            // The sentence names no path or server (they are the operator's, not the visitor's).
+            let busy = error.kind == .busy || error.kind == .unavailable
+            answer = Answer(route: "-", response: page(busy ? .serviceUnavailable : .internalServerError,
+                title: busy ? "Try again in a moment" : "Library problem",
+                body: busy ? "<p>Your pass library cannot be reached right now. Nothing was changed; try again in a moment.</p>"
+                           : "<p>Your pass library could not answer (\(HTMLText.escape(error.kind.rawValue))). Nothing was changed.</p>"))
+            if busy { answer.response.headers[.retryAfter] = "5" }
+        } catch let error as WebProblem {
+            answer = Answer(route: error.route, response: page(error.status, title: error.title, body: "<p>\(HTMLText.escape(error.sentence))</p>"))
+        } catch {
+            answer = Answer(route: "-", response: page(.internalServerError, title: "Something went wrong",
+                body: "<p>The wallet could not answer this request. Nothing was changed.</p>"))
+        }
+        Self.secure(&answer.response.headers)
+        let elapsed = ContinuousClock.now - started
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        config.log("\(request.method.rawValue) \(answer.route) \(answer.response.status.code) \(String(format: "%.1f", ms))ms")
+        return answer.response
+    }
+
+    static let contentSecurityPolicy = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+    static func secure(_ headers: inout HTTPFields) {
+        headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+    }
+
+    /// A path the wallet could serve: ASCII letters, digits, `/ . - _` and no `..` segment.
+    /// Anything else (`%00`, `%2e%2e`, overlong UTF-8, a backslash) is a 404 before any lookup.
+    static func plainPath(_ path: String) -> [Substring]? {
+        guard path.hasPrefix("/"), path.utf8.count <= 256, path.utf8.allSatisfy({ b in
+            (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+                || b == UInt8(ascii: "/") || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
+        }) else { return nil }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        if segments.contains(where: { $0 == ".." || $0 == "." }) { return nil }
+        return Array(segments)
+    }
+
+    func route(_ request: Request, context: WebContext) async throws -> Answer {
+        guard let segments = Self.plainPath(request.uri.path) else {
+            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such page.")
+        }
+        let method = request.method
+        if method != .get && method != .head && method != .post {
+            throw WebProblem(.methodNotAllowed, route: "-", title: "Not allowed", "This wallet takes only GET and POST.")
+        }
+        try checkHost(request)
+        let query = WebForm.urlEncoded(Substring(request.uri.query ?? ""))
+
+        // Pages anyone may see.
+        if segments == ["style.css"] {
+            var headers = HTTPFields()
+            headers[.contentType] = "text/css; charset=utf-8"
+            headers[.cacheControl] = "max-age=3600"
+            return Answer(route: "/style.css", response: Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: WebPages.stylesheet))))
+        }
+        if segments == ["login"] {
+            return try await login(request, context: context, query: query)
+        }
+
+        var request = request
+        let visitor = try await signedIn(request, context: context)
+        guard let visitor else {
+            if case .password = config.signIn, method == .get || method == .head {
+                return Answer(route: "/" + segments.joined(separator: "/"), response: redirect("/login"))
+            }
+            throw WebProblem(.unauthorized, route: "-", title: "Sign in first", signInSentence)
+        }
+        var form: [String: String] = [:]
+        var parts: [WebForm.Part] = []
+        if method == .post {
+            try checkOrigin(request)
+            // A declared length over the limit is refused before a byte of the body is read.
+            if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > config.maxBodyBytes {
+                throw NIOTooManyBytesError(maxBytes: config.maxBodyBytes)
+            }
+            let body = try await request.collectBody(upTo: config.maxBodyBytes)
+            let bytes = Array(body.readableBytesView)
+            let type = request.headers[.contentType] ?? ""
+            if let boundary = WebForm.boundary(type) {
+                guard let p = WebForm.multipart(bytes, boundary: boundary) else {
+                    throw WebProblem(.badRequest, route: "-", title: "Unreadable form", "The form arrived damaged; nothing was changed.")
+                }
+                parts = p
+                for part in p where part.filename == nil {
+                    form[part.name] = String(decoding: part.body, as: UTF8.self)
+                }
+            } else {
+                form = WebForm.urlEncoded(Substring(String(decoding: bytes, as: UTF8.self)))
+            }
+            guard let token = form["csrf"], Self.same(token, visitor.session.csrf) else {
+                throw WebProblem(.forbidden, route: "-", title: "Form expired",
+                                 "This form is not from your current session (it may be old, or from another site). Nothing was changed; go back, reload and try again.")
+            }
+        }
+
+        if segments == ["logout"] && method == .post {
+            if form["everywhere"] != nil { try config.state.endSessions(user: visitor.session.user) }
+            else if let id = visitor.sessionID { try config.state.endSession(id: id) }
+            var r = redirect(config.signIn.isDesktop ? "/signed-out" : "/login")
+            r.headers[.setCookie] = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(secureCookies ? "; Secure" : "")"
+            r.headers[HTTPField.Name("Clear-Site-Data")!] = "\"cache\", \"cookies\", \"storage\""
+            return Answer(route: "/logout", response: r)
+        }
+
+        guard let library = try await config.libraries(visitor.session.user) else {
+            throw WebProblem(.forbidden, route: "-", title: "No library",
+                             "There is no pass library for \(visitor.session.user) on this server.")
+        }
+        let pages = WebPages(app: self, visitor: visitor, library: library, languages: languages(request))
+        var answer = try await pages.handle(method: method, segments: segments, query: query, form: form, parts: parts)
+        if let cookie = visitor.setCookie { answer.response.headers[.setCookie] = cookie }
+        return answer
+    }
+
+    var signInSentence: String {
+        switch config.signIn {
+        case .desktop: return "Open the sign-in link that “passconduit serve” printed when it started (each link works once)."
+        case .header: return "This wallet signs you in through your organisation's sign-in page; open it through that address."
+        case .password: return "Sign in with your mailbox address and password."
+        }
+    }
+
+    /// The browser's languages (`Accept-Language`) unless `--lang` chose.
+    func languages(_ request: Request) -> [String] {
+        if config.setup.languageOverride != nil { return config.setup.preferredLanguages }
+        guard let header = request.headers[.acceptLanguage] else { return config.setup.preferredLanguages }
+        let tags = header.split(separator: ",").prefix(8).compactMap { item -> String? in
+            let tag = item.split(separator: ";")[0].trimmingCharacters(in: .whitespaces)
+            return tag.isEmpty || tag == "*" || tag.count > 35 ? nil : tag
+        }
+        return tags.isEmpty ? config.setup.preferredLanguages : tags
+    }
+
+    /// Desktop mode answers only to this machine's own names: a web page elsewhere cannot reach it
+    /// by pointing a name of its own at 127.0.0.1 (DNS rebinding).
+    func checkHost(_ request: Request) throws {
+        guard config.signIn.isDesktop, case .host = config.listen else { return }
+        let host = request.head.authority ?? ""
+        var name = Substring(host)
+        if name.hasPrefix("["), let close = name.firstIndex(of: "]") {
+            name = name[name.index(after: name.startIndex)..<close]
+        } else if let colon = name.lastIndex(of: ":") {
+            name = name[..<colon]
+        }
+        guard HostPort.isLoopbackName(String(name)) else {
+            throw WebProblem(.misdirectedRequest, route: "-", title: "Wrong address", "This wallet answers only at 127.0.0.1, localhost or [::1].")
+        }
+    }
+
+    /// A state-changing request must come from the wallet's own pages. A browser says where a
+    /// form comes from in `Sec-Fetch-Site` (only "same-origin" is taken); one that does not send
+    /// it is judged by `Origin`, which must be this server's. (Under `Referrer-Policy:
+    /// no-referrer` Chromium sends `Origin: null` even for the wallet's own forms, so
+    /// `Sec-Fetch-Site` decides first.) A client that sends neither (curl, a script) still needs
+    /// the session's cookie and form token.
+    func checkOrigin(_ request: Request) throws {
+        let refused = WebProblem(.forbidden, route: "-", title: "Refused", "A page of another site tried to send this form. Nothing was changed.")
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] {
+            guard site == "same-origin" else { throw refused }
+            return
+        }
+        if let origin = request.headers[HTTPField.Name("Origin")!] {
+            let host = request.head.authority ?? ""
+            guard origin == "http://" + host || origin == "https://" + host else { throw refused }
+        }
+    }
+
+    /// Compares secrets in time independent of where they differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var diff: UInt8 = 0
+        for i in 0..<x.count { diff |= x[i] ^ y[i] }
+        return diff == 0
+    }
+
+    // MARK: Who is asking
+
+    struct Visitor {
+        var session: WebState.Session
+        var sessionID: String?
+        /// A cookie to send with the answer (a session made on this request).
+        var setCookie: String?
+    }
+
+    func sessionCookie(_ id: String) -> String {
+        "\(cookieName)=\(id); Path=/; HttpOnly; SameSite=Strict\(secureCookies ? "; Secure" : "")"
+    }
+
+    func cookie(_ request: Request, named name: String) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                if kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces) == name {
+                    return kv[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        return nil
+    }
+
+    func signedIn(_ request: Request, context: WebContext) async throws -> Visitor? {
+        let id = cookie(request, named: cookieName)
+        let session = try id.flatMap { try config.state.session(id: $0) }
+        switch config.signIn {
+        case .desktop, .password:
+            guard let session, let id else { return nil }
+            return Visitor(session: session, sessionID: id)
+        case .header(let name, let trusted):
+            // The header counts only from the proxy; from anyone else it is ignored.
+            guard let peer = context.peer, trusted.contains(where: { $0.contains(peer) }) else {
+                throw WebProblem(.forbidden, route: "-", title: "Not through the sign-in proxy",
+                                 "This wallet takes its users from a reverse proxy, and this connection did not come through it.")
+            }
+            guard let raw = request.headers[HTTPField.Name(name)!], let user = Self.userName(raw) else { return nil }
+            if let session, let id, session.user == user { return Visitor(session: session, sessionID: id) }
+            let made = try config.state.createSession(user: user)
+            return Visitor(session: made.session, sessionID: made.id, setCookie: sessionCookie(made.id))
+        }
+    }
+
+    /// A user name from a header or the login form: trimmed, lower-cased (mail addresses are
+    /// case-insensitive, as the milter's library map reads them), no control bytes, not empty.
+    static func userName(_ raw: String) -> String? {
+        let name = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !name.isEmpty, name.utf8.count <= 320, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        return name
+    }
+
+    // MARK: Signing in
+
+    func login(_ request: Request, context: WebContext, query: [String: String]) async throws -> Answer {
+        switch config.signIn {
+        case .desktop:
+            guard request.method == .get, let token = query["token"] else {
+                throw WebProblem(.unauthorized, route: "/login", title: "Sign in", signInSentence)
+            }
+            guard consumeSignInToken(token) else {
+                throw WebProblem(.unauthorized, route: "/login", title: "Link already used",
+                                 "This sign-in link has been used or is not one this wallet made. Start “passconduit serve” again for a new one.")
+            }
+            let made = try config.state.createSession(user: "")
+            var r = redirect("/")
+            r.headers[.setCookie] = sessionCookie(made.id)
+            return Answer(route: "/login", response: r)
+        case .header:
+            return Answer(route: "/login", response: redirect("/"))
+        case .password(_, let checker):
+            if request.method != .post {
+                return Answer(route: "/login", response: page(.ok, title: "Sign in", body: WebPages.loginForm(message: nil)))
+            }
+            try checkOrigin(request)
+            var request = request
+            let body = try await request.collectBody(upTo: 16 * 1024)
+            let form = WebForm.urlEncoded(Substring(String(decoding: body.readableBytesView, as: UTF8.self)))
+            let user = Self.userName(form["user"] ?? "")
+            let password = form["password"] ?? ""
+            guard let user, !password.isEmpty, password.utf8.count <= 1024,
+                  !password.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\u{0}" }) else {
+                return Answer(route: "/login", response: page(.unauthorized, title: "Sign in",
+                                                              body: WebPages.loginForm(message: Self.rejectedSentence)))
+            }
+            let keys = ["user:" + user, "peer:" + (context.peer ?? "local")]
+            let failures = try config.state.failures(keys: keys)
+            if failures >= Self.failureLimit {
+                var r = page(.tooManyRequests, title: "Too many attempts",
+                             body: WebPages.loginForm(message: "Too many failed sign-ins for this address or from this network. Wait \(Int(WebState.failureWindow / 60)) minutes and try again."))
+                r.headers[.retryAfter] = "\(Int(WebState.failureWindow))"
+                return Answer(route: "/login", response: r)
+            }
+            // Back-off: each earlier failure makes the next answer slower, the same for every outcome.
+            if failures > 0 { try? await Task.sleep(for: .seconds(min(1 << min(failures - 1, 4), 8))) }
+            switch await checker.check(user: user, password: password) {
+            case .accepted:
+                try config.state.clearFailures(key: "user:" + user)
+                let made = try config.state.createSession(user: user)
+                var r = redirect("/")
+                r.headers[.setCookie] = sessionCookie(made.id)
+                return Answer(route: "/login", response: r)
+            case .rejected:
+                try config.state.recordFailure(keys: keys)
+                return Answer(route: "/login", response: page(.unauthorized, title: "Sign in", body: WebPages.loginForm(message: Self.rejectedSentence)))
+            case .unavailable(let reason):
+                return Answer(route: "/login", response: page(.serviceUnavailable, title: "Cannot sign in now",
+                    body: WebPages.loginForm(message: "The mail server that checks passwords cannot be reached now (\(reason)). Try again in a few minutes.")))
+            }
+        }
+    }
+
+    static let failureLimit = 5
+    static let rejectedSentence = "That address and password do not match. Check both and try again."
+
+    // MARK: Responses
+
+    func redirect(_ location: String) -> Response {
+        var r = Response(status: .seeOther)
+        r.headers[.location] = location
+        return r
+    }
+
+    func page(_ status: HTTPResponse.Status, title: String, body: String, head: String = "", nav: String = "") -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        let html = WebPages.document(title: title, head: head, nav: nav, body: body)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    // MARK: Work done off the request threads
+
+    /// The library's pass times, read from each pass's pass.json once.
+    func times(for passes: [StoredPass], library: any PassLibraryBackend, opener: PassOpener) async -> [String: PassTimes] {
+        var out: [String: PassTimes] = [:]
+        for pass in passes {
+            if let cached = lock.withLock({ timesCache[pass.sha256] }) {
+                out[pass.sha256] = cached
+                continue
+            }
+            guard let bytes = try? await library.export(pass.id), let document = opener.document(of: bytes) else { continue }
+            let times = PassTimes(document)
+            lock.withLock { timesCache[pass.sha256] = times }
+            out[pass.sha256] = times
+        }
+        return out
+    }
+
+    func render(_ verdict: PassVerdict) -> (css: String, body: String)? {
+        guard let info = verdict.pass else { return nil }
+        let barcode = config.barcode(info)
+        return renderLock.withLock {
+            let card = PassRenderer.htmlCard(info: info, status: verdict.status, error: verdict.error, barcode: barcode)
+            return (card.css, card.body)
+        }
+    }
+
+    /// Runs blocking work (the scanner's synchronous library calls) on a thread of its own, never
+    /// on the tasks' cooperative pool.
+    func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+}
+
+/// A request answered with a sentence: status, the route for the log, the page's title.
+struct WebProblem: Error {
+    var status: HTTPResponse.Status
+    var route: String
+    var title: String
+    var sentence: String
+    init(_ status: HTTPResponse.Status, route: String, title: String, _ sentence: String) {
+        self.status = status
+        self.route = route
+        self.title = title
+        self.sentence = sentence
+    }
+}

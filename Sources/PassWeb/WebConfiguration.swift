@@ -1,0 +1,62 @@
+import Conduit
+import Foundation
+import PassRender
+import PassStore
+import WalletPass
+
+/// Which library a signed-in user's requests use: nil when this server keeps none for them
+/// (an address the library map has no library for). Built by the composition root
+/// (`--library`, `--library-map`, a PostgreSQL server's library users).
+package typealias WebLibraries = @Sendable (_ user: String) async throws -> (any PassLibraryBackend)?
+
+/// Everything `serve` runs with.
+package struct WebConfiguration: Sendable {
+    package var listen: ListenAddress = .default
+    package var signIn: SignIn = .desktop
+    /// PEM certificate chain and key: HTTPS.
+    package var tls: (certificate: String, key: String)?
+    /// The conduit's settings: trust, limits, languages, the scanner for uploads.
+    package var setup: ConduitSetup
+    /// The pass opener over the trust anchors, loaded once; each request's copy reads the pass
+    /// in the visitor's languages.
+    package var opener: PassOpener
+    package var libraries: WebLibraries
+    /// The pass's barcode as the card draws it (the Barcodes target, wired by the composition root).
+    package var barcode: @Sendable (PassInfo) -> CardBarcode?
+    package var state: WebState
+    /// At most this many connections at once; more wait in the listen queue. A thousand idle
+    /// ones still leave room for a real request.
+    package var maxConnections = 1536
+    /// A connection that sends nothing for this long is closed (slow clients, idle keep-alives).
+    package var idleTimeout: TimeInterval = 20
+    /// Where the request log and the sign-in line go.
+    package var log: @Sendable (String) -> Void = { line in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    package init(setup: ConduitSetup, opener: PassOpener, libraries: @escaping WebLibraries,
+                 barcode: @escaping @Sendable (PassInfo) -> CardBarcode?, state: WebState) {
+        self.setup = setup
+        self.opener = opener
+        self.libraries = libraries
+        self.barcode = barcode
+        self.state = state
+    }
+
+    /// Listening beyond this machine needs HTTPS or a proxy in front: a sentence otherwise.
+    package func validate() throws(WebSetupError) {
+        if case .header(_, let trusted) = signIn, trusted.isEmpty {
+            throw WebSetupError("--auth header:… needs --trusted-proxy ADDR[/BITS]: the header is believed only from your reverse proxy")
+        }
+        if signIn.isDesktop && !listen.isLoopback {
+            throw WebSetupError("serve without --auth signs you in with a one-time link and listens on this machine only (127.0.0.1, ::1 or unix:PATH), not on \(listen); to serve other devices, add --auth imap://… or --auth header:… with --tls-cert/--tls-key")
+        }
+        if !listen.isLoopback && tls == nil {
+            if case .header = signIn { return }
+            throw WebSetupError("serve on \(listen) would send passwords and session cookies unencrypted over the network: give --tls-cert PEM --tls-key PEM, or put a reverse proxy in front with --auth header:NAME")
+        }
+    }
+
+    /// The largest request body: a message as large as the filter scans (an uploaded .eml), plus the form around it.
+    var maxBodyBytes: Int { max(setup.limits.filterMaxMessageBytes, setup.limits.pass.maxArchiveBytes) + 64 * 1024 }
+}

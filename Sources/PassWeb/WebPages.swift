@@ -1,0 +1,508 @@
+import Conduit
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PassRender
+import PassStore
+import Support
+import WalletPass
+
+/// The pages of one signed-in user, over their library only. Server-rendered HTML that works
+/// with JavaScript off; every pass text goes through the renderer's escaping.
+struct WebPages {
+    let app: WebApp
+    let visitor: WebApp.Visitor
+    let library: any PassLibraryBackend
+    let languages: [String]
+
+    typealias Answer = WebApp.Answer
+    static func e(_ s: String) -> String { HTMLText.escape(s) }
+    var csrf: String { visitor.session.csrf }
+
+    var opener: PassOpener {
+        let base = app.config.opener
+        return PassOpener(trust: base.trust, limits: base.limits, preferredLanguages: languages)
+    }
+
+    func handle(method: HTTPRequest.Method, segments: [Substring], query: [String: String], form: [String: String],
+                parts: [WebForm.Part]) async throws -> Answer {
+        let get = method == .get || method == .head
+        switch (segments.count, segments.first ?? "") {
+        case (1, ""):
+            guard get else { break }
+            return try await passList(query: query)
+        case (1, "signed-out"):
+            return Answer(route: "/signed-out", response: app.page(.ok, title: "Signed out", body: "<p>You are signed out.</p>"))
+        case (2, "passes"):
+            guard get else { break }
+            let name = segments[1]
+            if name.hasSuffix(".pkpass") {
+                return try await download(String(name.dropLast(".pkpass".count)), attachment: query["download"] != nil)
+            }
+            return try await passPage(String(name))
+        case (3, "passes") where segments[2] == "remove":
+            return try await remove(String(segments[1]), confirmed: !get)
+        case (1, "offers"):
+            guard get else { break }
+            return try await offerList()
+        case (2, "offers"):
+            guard get else { break }
+            return try await offerPage(String(segments[1]))
+        case (3, "offers") where !get && (segments[2] == "accept" || segments[2] == "decline"):
+            return try await decide(String(segments[1]), accept: segments[2] == "accept")
+        case (1, "add"):
+            if get { return Answer(route: "/add", response: page("Add a pass", body: addForm(message: nil))) }
+            return try await upload(parts)
+        default:
+            break
+        }
+        throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such page.")
+    }
+
+    // MARK: Layout
+
+    func page(_ title: String, body: String, head: String = "", status: HTTPResponse.Status = .ok) -> Response {
+        app.page(status, title: title, body: body, head: head, nav: nav)
+    }
+
+    var nav: String {
+        """
+        <nav aria-label="Wallet"><a href="/">Passes</a> <a href="/offers">Offers</a> <a href="/add">Add a pass</a>
+        <form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="\(csrf)"><button type="submit">Sign out</button> <button type="submit" name="everywhere" value="1">Sign out everywhere</button></form></nav>
+        """
+    }
+
+    static func document(title: String, head: String, nav: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <meta name="referrer" content="no-referrer">
+        <title>\(e(title)) · passconduit</title>
+        <link rel="stylesheet" href="/style.css">
+        <link rel="icon" href="data:,">
+        \(head)</head>
+        <body>
+        <header class="top">\(nav)</header>
+        <main>
+        <h1>\(e(title))</h1>
+        \(body)
+        </main>
+        </body>
+        </html>
+
+        """
+    }
+
+    static func loginForm(message: String?) -> String {
+        var h = ""
+        if let message { h += "<p class=\"problem\" role=\"alert\">\(e(message))</p>\n" }
+        h += """
+        <form method="post" action="/login" class="login">
+        <label>Mailbox address <input name="user" type="text" autocomplete="username" required></label>
+        <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+        <button type="submit">Sign in</button>
+        </form>
+        """
+        return h
+    }
+
+    static func size(_ bytes: Int) -> String { "\(bytes / (1024 * 1024)) MB" }
+
+    // MARK: The pass list
+
+    func passList(query: [String: String]) async throws -> Answer {
+        let passes = try await library.passes()
+        let times = await app.times(for: passes, library: library, opener: opener)
+        var q = LibraryView.Query()
+        q.text = query["q"].flatMap { $0.isEmpty ? nil : $0 }
+        q.kind = query["kind"].flatMap { $0.isEmpty ? nil : $0 }
+        q.upcoming = query["when"] == "upcoming"
+        q.past = query["when"] == "past"
+        let view = LibraryView(passes: passes, times: times, query: q)
+        let kinds = [("", "Every kind"), ("boardingPass", "Boarding passes"), ("eventTicket", "Event tickets"), ("coupon", "Coupons"),
+                     ("storeCard", "Store cards"), ("generic", "Other passes")]
+        var h = """
+        <form method="get" action="/" class="search" role="search">
+        <label>Search <input type="search" name="q" value="\(Self.e(q.text ?? ""))"></label>
+        <label>Kind <select name="kind">\(kinds.map { "<option value=\"\($0.0)\"\(q.kind == $0.0 ? " selected" : "")>\($0.1)</option>" }.joined())</select></label>
+        <button type="submit">Search</button>
+        </form>
+
+        """
+        let offers = try await library.offers()
+        if !offers.isEmpty {
+            h += "<p class=\"note\"><a href=\"/offers\">\(offers.count == 1 ? "1 pass is" : "\(offers.count) passes are") waiting for you to accept or decline.</a></p>\n"
+        }
+        if passes.isEmpty {
+            h += "<p>Your library is empty. <a href=\"/add\">Add a pass</a>.</p>\n"
+        } else if view.current.isEmpty && view.archived.isEmpty {
+            h += "<p>No pass matches.</p>\n"
+        }
+        if !view.current.isEmpty {
+            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + groups(view.current) + "</section>\n"
+        }
+        if !view.archived.isEmpty {
+            h += "<section aria-labelledby=\"expired\"><h2 id=\"expired\">Expired</h2>\n" + groups(view.archived) + "</section>\n"
+        }
+        return Answer(route: "/", response: page("Your passes", body: h))
+    }
+
+    func groups(_ groups: [LibraryView.Group]) -> String {
+        groups.map { group in
+            let items = group.items.map(item).joined()
+            return group.items.count > 1 ? "<ul class=\"passes group\" aria-label=\"passes of one trip or order\">\(items)</ul>\n"
+                                         : "<ul class=\"passes\">\(items)</ul>\n"
+        }.joined()
+    }
+
+    func item(_ item: LibraryView.Item) -> String {
+        let p = item.pass
+        var marks: [String] = []
+        if p.voided { marks.append("voided") }
+        if let x = p.expirationDate, x <= Date() { marks.append("expired") }
+        if p.status != "valid" { marks.append(p.status) }
+        let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { DateText.human($0) } ?? ""
+        return "<li><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
+            + "<span class=\"desc\">\(Self.e(p.description))</span>"
+            + (date.isEmpty ? "" : " <span class=\"date\">\(Self.e(date))</span>")
+            + marks.map { " <span class=\"mark\">\(Self.e($0))</span>" }.joined() + "</a></li>"
+    }
+
+    // MARK: One pass
+
+    /// The stored pass whose full SHA-256 is `hash`, in this user's library only.
+    func stored(_ hash: String) async throws -> (StoredPass, [UInt8]) {
+        guard Digest.isSHA256Hex(hash), hash == hash.lowercased() else {
+            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+        }
+        let passes = try await library.passes()
+        guard let pass = passes.first(where: { $0.sha256 == hash }) else {
+            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+        }
+        return (pass, try await library.export(pass.id))
+    }
+
+    func passPage(_ hash: String) async throws -> Answer {
+        let (pass, bytes) = try await stored(hash)
+        let verdict = opener.open(bytes)
+        var h = ""
+        var head = ""
+        if let card = app.render(verdict) {
+            head = "<style>\(Self.cardStyle(card.css))</style>\n"
+            h += "<div class=\"cardbox\">\(card.body)</div>\n"
+        } else {
+            h += "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n"
+        }
+        h += """
+        <p class="actions"><a class="button" href="/passes/\(hash).pkpass" type="application/vnd.apple.pkpass">Add to Apple Wallet</a>
+        <a class="button" href="/passes/\(hash).pkpass?download=1" download>Download (.pkpass)</a>
+        <a class="button danger" href="/passes/\(hash)/remove">Remove…</a></p>
+
+        """
+        h += "<section aria-labelledby=\"origin\"><h2 id=\"origin\">Where it came from</h2><dl>\n"
+        if let source = pass.source {
+            if let subject = source.subject { h += "<dt>Message</dt><dd dir=\"auto\">\(Self.e(subject))</dd>\n" }
+            if let file = source.file { h += "<dt>File</dt><dd dir=\"auto\">\(Self.e(file))</dd>\n" }
+            h += "<dt>Received</dt><dd>\(Self.e(DateText.human(source.receivedAt)))</dd>\n"
+        }
+        h += "<dt>Added</dt><dd>\(Self.e(DateText.human(pass.addedAt)))</dd>\n"
+        h += "<dt>Issuer</dt><dd dir=\"auto\">\(Self.e(pass.organizationName)) (\(Self.e(pass.teamIdentifier)))\(pass.status == "valid" ? "" : ", " + Self.e(pass.status))</dd>\n"
+        h += "</dl></section>\n"
+        h += try await history(pass)
+        return Answer(route: "/passes/{hash}", response: page(pass.description.isEmpty ? pass.organizationName : pass.description, body: h, head: head))
+    }
+
+    /// The card's style sheet inside the wallet's page: its rules for the stand-alone page's
+    /// `body` and `main` are left to the wallet's own.
+    static func cardStyle(_ css: String) -> String {
+        css.replacingOccurrences(of: "body {", with: ".card-page-body {").replacingOccurrences(of: "main {", with: ".card-page-main {")
+            + cardExtras
+    }
+
+    /// Square codes drawn wide enough to scan off a phone (the card's SVG scales without blur);
+    /// long ones kept inside the card.
+    static let cardExtras = """
+
+    .cardbox { display: flex; flex-direction: column; align-items: center; gap: 16px; }
+    .cardbox .card, .cardbox .back { max-width: 100%; }
+    .cardbox figure { max-width: 100%; box-sizing: border-box; }
+    .cardbox figure svg { max-width: 100%; height: auto; }
+    .cardbox figure svg[aria-label^="QR"], .cardbox figure svg[aria-label^="Aztec"] { width: min(240px, 64vw); }
+    """
+
+    func history(_ pass: StoredPass) async throws -> String {
+        var entries: [ChangeEntry] = []
+        var after: Int64 = 0
+        while true {
+            let page = try await library.changes(after: after, limit: 1000)
+            entries += page.filter { $0.passID == pass.id }
+            guard let last = page.last, page.count == 1000 else { break }
+            after = last.sequence
+        }
+        guard !entries.isEmpty else { return "" }
+        var h = "<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2><ol class=\"history\">\n"
+        for entry in entries.reversed().prefix(50) {
+            h += "<li><span class=\"date\">\(Self.e(DateText.human(entry.at)))</span> \(Self.e(entry.kind.rawValue))"
+            let lines = entry.changes.map { c -> String in
+                if let m = c.message { return m }
+                let name = c.label.flatMap { $0.isEmpty ? nil : $0 } ?? c.key
+                return "\(name): \(c.oldValue ?? "(none)") → \(c.newValue ?? "(removed)")"
+            }
+            if !lines.isEmpty { h += "<ul>" + lines.map { "<li dir=\"auto\">\(Self.e($0))</li>" }.joined() + "</ul>" }
+            h += "</li>\n"
+        }
+        return h + "</ol></section>\n"
+    }
+
+    /// The original bytes, byte-identical, as Safari hands them to Wallet.
+    func download(_ hash: String, attachment: Bool) async throws -> Answer {
+        let (pass, bytes) = try await stored(hash)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/vnd.apple.pkpass"
+        headers[.contentLength] = "\(bytes.count)"
+        if attachment {
+            let name = String((pass.description.isEmpty ? "pass" : pass.description).unicodeScalars
+                .map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-" }.prefix(60))
+            headers[.contentDisposition] = "attachment; filename=\"\(name).pkpass\""
+        }
+        return Answer(route: "/passes/{hash}.pkpass", response: Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes))))
+    }
+
+    func remove(_ hash: String, confirmed: Bool) async throws -> Answer {
+        let (pass, _) = try await stored(hash)
+        if !confirmed {
+            let h = """
+            <p>Remove <strong dir="auto">\(Self.e(pass.organizationName)) · \(Self.e(pass.description))</strong> from your library? This cannot be undone here.</p>
+            <form method="post" action="/passes/\(hash)/remove"><input type="hidden" name="csrf" value="\(csrf)">
+            <button type="submit" class="danger">Remove</button> <a href="/passes/\(hash)">Keep it</a></form>
+            """
+            return Answer(route: "/passes/{hash}/remove", response: page("Remove this pass?", body: h))
+        }
+        try await library.remove(pass.id)
+        return Answer(route: "/passes/{hash}/remove", response: app.redirect("/"))
+    }
+
+    // MARK: Offers
+
+    func offerList() async throws -> Answer {
+        let offers = try await library.offers()
+        var h = ""
+        if offers.isEmpty { h += "<p>No pending offers.</p>\n" }
+        else {
+            h += "<p>The mail filter found these passes in your mail. Nothing is added until you accept it.</p>\n<ul class=\"passes\">"
+            for offer in offers {
+                h += "<li><a href=\"/offers/\(offer.offerID)\"><span class=\"org\">\(Self.e(offer.organizationName))</span> "
+                    + "<span class=\"desc\">\(Self.e(offer.description))</span>"
+                    + (offer.source?.subject.map { " <span class=\"date\">from “\(Self.e($0))”</span>" } ?? "")
+                    + (offer.status == "valid" ? "" : " <span class=\"mark\">\(Self.e(offer.status))</span>") + "</a></li>"
+            }
+            h += "</ul>\n"
+        }
+        return Answer(route: "/offers", response: page("Offers", body: h))
+    }
+
+    func offer(_ text: String) async throws -> Offer {
+        guard text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(text),
+              let offer = try await library.offer(id) else {
+            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such offer in your library.")
+        }
+        return offer
+    }
+
+    func offerPage(_ text: String) async throws -> Answer {
+        let offer = try await offer(text)
+        let bytes = try await library.offerBytes(offer.offerID)
+        let verdict = opener.open(bytes)
+        var h = ""
+        var head = ""
+        if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(DateText.human(offer.createdAt))).</p>\n" }
+        if let card = app.render(verdict) {
+            head = "<style>\(Self.cardStyle(card.css))</style>\n"
+            h += "<div class=\"cardbox\">\(card.body)</div>\n"
+        }
+        h += """
+        <div class="actions">
+        <form method="post" action="/offers/\(offer.offerID)/accept" class="inline"><input type="hidden" name="csrf" value="\(csrf)"><button type="submit">Accept</button></form>
+        <form method="post" action="/offers/\(offer.offerID)/decline" class="inline"><input type="hidden" name="csrf" value="\(csrf)"><button type="submit" class="danger">Decline</button></form>
+        </div>
+
+        """
+        return Answer(route: "/offers/{number}", response: page(offer.description.isEmpty ? "Offer" : offer.description, body: h, head: head))
+    }
+
+    /// Accept or decline, by the same intake policy as `add --offer` and `offers --decline`.
+    func decide(_ text: String, accept: Bool) async throws -> Answer {
+        let offer = try await offer(text)
+        let route = accept ? "/offers/{number}/accept" : "/offers/{number}/decline"
+        guard accept else {
+            try await library.declineOffer(offer.offerID)
+            return Answer(route: route, response: page("Declined", body: "<p>Declined: <span dir=\"auto\">\(Self.e(offer.organizationName)) · \(Self.e(offer.description))</span>.</p><p><a href=\"/offers\">Other offers</a></p>"))
+        }
+        let bytes = try await library.offerBytes(offer.offerID)
+        let verdict = opener.open(bytes)
+        var source = PassSourceInfo(input: "offer \(offer.offerID)")
+        source.messageID = offer.source?.messageID
+        source.subject = offer.source?.subject
+        let record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
+        var state: LibraryState?
+        var stored: StoredPass?
+        if verdict.status != .invalid, let record {
+            state = try await library.contains(record)
+            if state == .update { stored = try await library.pass(record.id) }
+        }
+        let sentence: String
+        var status = HTTPResponse.Status.ok
+        switch Intake(.user(allowUntrusted: false)).decide(.init(verdict, record: record), state: state, stored: stored) {
+        case .refuse(_, let message, _):
+            sentence = message
+            status = .unprocessableContent
+        case .nothing, .offer:
+            try await library.declineOffer(offer.offerID)
+            sentence = "Already in your library."
+        case .add, .replace:
+            guard let record else { throw WebProblem(.notFound, route: route, title: "Not found", "The offer cannot be read.") }
+            let storedPass = try await library.acceptOffer(offer.offerID, record: record, allowUntrusted: false)
+            let h = "<p>\(state == .update ? "Updated" : "Added") to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
+            return Answer(route: route, response: page(state == .update ? "Updated" : "Added", body: h))
+        }
+        return Answer(route: route, response: page("Not added", body: "<p>\(Self.e(sentence))</p><p><a href=\"/offers\">Offers</a></p>", status: status))
+    }
+
+    // MARK: Adding a pass
+
+    func addForm(message: String?) -> String {
+        var h = message ?? ""
+        h += """
+        <form method="post" action="/add" enctype="multipart/form-data" class="upload">
+        <input type="hidden" name="csrf" value="\(csrf)">
+        <label>A pass (.pkpass), a bundle (.pkpasses) or a saved message (.eml) <input type="file" name="file" required></label>
+        <button type="submit">Add</button>
+        </form>
+        """
+        return h
+    }
+
+    /// The upload goes through the same conduit as `add`: found by content, verified, decided by
+    /// the user's intake policy (the upload is the consent), with the same sentences.
+    func upload(_ parts: [WebForm.Part]) async throws -> Answer {
+        guard let file = parts.first(where: { $0.name == "file" && $0.filename != nil }), !file.body.isEmpty else {
+            return Answer(route: "/add", response: page("Add a pass", body: addForm(message: "<p class=\"problem\" role=\"alert\">Choose a file to add.</p>\n"), status: .badRequest))
+        }
+        let setup = app.config.setup
+        let library = self.library
+        let opener = self.opener
+        let bytes = Array(file.body)
+        let name = file.filename ?? "upload"
+        let lines: [(String, String?)] = try await app.offPool { () -> Result<[(String, String?)], WebProblem> in
+            Result { try WebUpload.add(bytes: bytes, name: name, setup: setup, opener: opener, library: library) }
+                .mapError { $0 as? WebProblem ?? WebProblem(.internalServerError, route: "/add", title: "Not added", "The upload could not be read; nothing was changed.") }
+        }.get()
+        var h = "<ul class=\"verdicts\">"
+        for (sentence, hash) in lines {
+            h += "<li>\(Self.e(sentence))" + (hash.map { " <a href=\"/passes/\($0)\">Open</a>" } ?? "") + "</li>"
+        }
+        h += "</ul>\n<p><a href=\"/\">Your passes</a> · <a href=\"/add\">Add another</a></p>"
+        let anyAdded = lines.contains { $0.1 != nil }
+        return Answer(route: "/add", response: page(anyAdded ? "Added" : "Not added", body: h, status: anyAdded ? .ok : .unprocessableContent))
+    }
+
+    // MARK: The style sheet
+
+    static let stylesheet = """
+    :root { color-scheme: light dark; --fg: #111; --bg: #f4f5f7; --panel: #fff; --line: #d0d4da; --accent: #0b57d0; --danger: #b3261e; }
+    @media (prefers-color-scheme: dark) {
+      :root { --fg: #e8eaed; --bg: #121416; --panel: #1e2124; --line: #3c4043; --accent: #8ab4f8; --danger: #f28b82; }
+    }
+    * { box-sizing: border-box; }
+    body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.45 system-ui, "DejaVu Sans", sans-serif; }
+    header.top { background: var(--panel); border-bottom: 1px solid var(--line); padding: 8px 12px; }
+    header.top nav { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; }
+    header.top form { margin-left: auto; }
+    main { max-width: 760px; margin: 0 auto; padding: 12px; }
+    h1 { font-size: 1.4em; margin: .4em 0; }
+    h2 { font-size: 1.1em; margin: 1.2em 0 .4em; }
+    a { color: var(--accent); }
+    form.inline { display: inline; }
+    button, .button { font: inherit; padding: 6px 14px; border-radius: 8px; border: 1px solid var(--line);
+      background: var(--panel); color: var(--fg); cursor: pointer; text-decoration: none; display: inline-block; }
+    .danger { color: var(--danger); }
+    .problem { color: var(--danger); font-weight: bold; }
+    ul.passes { list-style: none; padding: 0; margin: 0 0 8px; background: var(--panel); border: 1px solid var(--line); border-radius: 10px; }
+    ul.passes li { border-top: 1px solid var(--line); }
+    ul.passes li:first-child { border-top: 0; }
+    ul.passes a { display: flex; flex-wrap: wrap; gap: 4px 10px; padding: 10px 12px; color: inherit; text-decoration: none; }
+    ul.passes .org { font-weight: bold; }
+    ul.passes .date { opacity: .75; margin-left: auto; }
+    ul.group { border-left: 4px solid var(--accent); }
+    .mark { font-size: .8em; border: 1px solid var(--danger); color: var(--danger); border-radius: 4px; padding: 0 4px; }
+    form.search, form.login, form.upload { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin: 8px 0 16px; }
+    form.login { flex-direction: column; align-items: stretch; max-width: 360px; }
+    label { display: flex; flex-direction: column; gap: 2px; }
+    input, select { font: inherit; padding: 6px; border-radius: 6px; border: 1px solid var(--line); background: var(--panel); color: var(--fg); }
+    .actions { display: flex; flex-wrap: wrap; gap: 8px; margin: 16px 0; }
+    dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 12px; }
+    dd { margin: 0; overflow-wrap: anywhere; }
+    @media (max-width: 480px) { body { font-size: 15px; } main { padding: 8px; } }
+    """
+}
+
+/// An upload, scanned and added as `add --yes` would: off the request threads (the scanner's
+/// library calls block).
+enum WebUpload {
+    static func add(bytes: [UInt8], name: String, setup: ConduitSetup, opener: PassOpener,
+                    library: any PassLibraryBackend) throws -> [(String, String?)] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passconduit-upload-\(WebState.randomToken().prefix(16))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("upload")
+        guard FileManager.default.createFile(atPath: file.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+            throw WebProblem(.internalServerError, route: "/add", title: "Not added", "The upload could not be kept for scanning; nothing was changed.")
+        }
+        let scanner = PassScanner(opener: opener, library: library, limits: setup.limits, sniffer: setup.sniffer())
+        let inputs = InputScanner(scanner: scanner, workers: 1)
+        var found: [FoundPass] = []
+        var lines: [(String, String?)] = []
+        inputs.scan(file.path) { event in
+            switch event {
+            case .found(var pass):
+                pass.source.input = name
+                pass.record?.source?.file = name
+                found.append(pass)
+            case .problem(let problem):
+                lines.append(("\(name): \(problem.message)", nil))
+            case .progress: break
+            }
+        }
+        if found.isEmpty && lines.isEmpty { lines.append(("\(name): no pass found in this file.", nil)) }
+        var seen = Set<String>()
+        for pass in found where seen.insert(pass.verdict.sha256).inserted {
+            let title = pass.verdict.pass.map { "\($0.organizationName) · \($0.description)" } ?? name
+            var state: LibraryState?
+            var stored: StoredPass?
+            if pass.verdict.status != .invalid, let record = pass.record {
+                state = try Blocking.run { try await library.contains(record) }
+                if state == .update { stored = try Blocking.run { try await library.pass(record.id) } }
+            }
+            switch Intake(.user(allowUntrusted: false)).decide(.init(pass.verdict, record: pass.record), state: state, stored: stored) {
+            case .refuse(_, let message, _):
+                lines.append(("\(title): \(message)", nil))
+            case .nothing, .offer:
+                lines.append(("\(title): already in your library.", pass.verdict.sha256))
+            case .add:
+                guard let record = pass.record else { continue }
+                let s = try Blocking.run { try await library.add(record, allowUntrusted: false) }
+                lines.append(("\(title): added to your library.", s.sha256))
+            case .replace:
+                guard let record = pass.record else { continue }
+                _ = try Blocking.run { try await library.replace(with: record, allowUntrusted: false) }
+                lines.append(("\(title): updated in your library.", record.sha256))
+            }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,225 @@
+import ArgumentParser
+import Barcodes
+import Conduit
+import Foundation
+import LibraryRoot
+import MailboxLogin
+import PassStore
+import PassWeb
+import WalletPass
+
+/// `passconduit serve`: the web wallet. The composition root's part: which library each
+/// signed-in user gets, the barcode encoder, the password checker, where sessions live.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        _superCommandName: "passconduit",
+        abstract: "The web wallet: your passes and offers in a browser.",
+        discussion: """
+        Without --auth it is a desktop wallet: it listens on this machine only and prints a \
+        one-time sign-in link ("Sign in: http://127.0.0.1:PORT/login?token=…"); opening it signs \
+        that browser in to your own library.
+
+        --auth header:NAME --trusted-proxy ADDR[/BITS]: behind a reverse proxy that signs people \
+        in (oauth2-proxy, Authelia, a webmail's single sign-on) and names the user in header NAME; \
+        the header is believed only from the trusted proxy addresses.
+        --auth imap://HOST[:PORT] or imaps://HOST[:PORT]: a sign-in form checked against the \
+        mailbox server (STARTTLS is required unless HOST is this machine).
+
+        With --auth each signed-in address gets its own library: --library-map TEMPLATE \
+        (the milter's rule, e.g. /var/lib/passconduit/%{local}@%{domain}/library.sqlite, used only \
+        where that file exists), or a PostgreSQL --library whose library users are the addresses.
+
+        Listening beyond this machine needs --tls-cert and --tls-key, or --auth header:… behind \
+        a proxy that does TLS. Sessions and failed sign-ins are kept in web-sessions.sqlite \
+        beside the library (--state to choose), so a restart signs nobody out.
+
+        One line per request goes to standard output: method, route, status, time.
+
+        Examples:
+          passconduit serve
+          passconduit serve --listen 127.0.0.1:8081 --auth header:X-Forwarded-User --trusted-proxy 127.0.0.1 \\
+            --library-map '/var/lib/passconduit/%{local}@%{domain}/library.sqlite'
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("Where to listen: HOST:PORT, [IPv6]:PORT or unix:PATH (default 127.0.0.1:8080; port 0: any free port).", valueName: "address"))
+    var listen: String = "127.0.0.1:8080"
+
+    @Option(name: .long, help: ArgumentHelp("How people sign in: header:NAME, imap://HOST[:PORT] or imaps://HOST[:PORT] (default: a one-time link, this machine only).", valueName: "mode"))
+    var auth: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --auth header:…, a proxy address or network the header is believed from; repeatable.", valueName: "addr[/bits]"))
+    var trustedProxy: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("HTTPS: the certificate chain (PEM).", valueName: "pem"))
+    var tlsCert: String?
+
+    @Option(name: .long, help: ArgumentHelp("HTTPS: the private key (PEM).", valueName: "pem"))
+    var tlsKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("One library per signed-in address: a file template with %{local} and %{domain}, or postgresql://… (the milter's library map).", valueName: "template"))
+    var libraryMap: String?
+
+    @Option(name: .long, help: ArgumentHelp("The file that keeps sessions and failed sign-ins (default: web-sessions.sqlite beside the library).", valueName: "path"))
+    var state: String?
+
+    /// The IMAP sign-in's checker for an `--auth imap://…|imaps://…` value: MailboxLogin's
+    /// IMAP LOGIN client (a sentence when it cannot be built).
+    static func mailboxChecker(_ url: String) throws -> any PasswordChecker {
+        MailboxPasswordChecker(login: try IMAPLogin(url: url))
+    }
+
+    /// PassWeb's question, answered by the mailbox server.
+    struct MailboxPasswordChecker: PasswordChecker {
+        let login: IMAPLogin
+        func check(user: String, password: String) async -> PasswordCheck {
+            switch await login.check(user: user, password: password) {
+            case .accepted: return .accepted
+            case .rejected: return .rejected
+            case .unavailable(let reason): return .unavailable(reason: reason)
+            }
+        }
+    }
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            var web: WebConfiguration
+            let listenAddress: ListenAddress
+            let signIn: SignIn
+            do {
+                listenAddress = try ListenAddress.parse(listen)
+                signIn = try signInMode()
+                if (tlsCert == nil) != (tlsKey == nil) { throw WebSetupError("--tls-cert and --tls-key go together") }
+            } catch let error as WebSetupError {
+                throw CLIError(error.description, status: .usage)
+            }
+            let libraries = try librariesFor(signIn: signIn, context: context)
+            let statePath = state ?? Self.defaultStatePath(libraryPath: context.libraryPath, environment: context.environment)
+            let webState: WebState
+            do {
+                webState = try WebState(path: statePath)
+            } catch {
+                throw CLIError("cannot open the session file \(statePath): \(error)", status: .cannotCreate)
+            }
+            web = WebConfiguration(setup: context.setup, opener: try context.opener(), libraries: libraries,
+                                   barcode: { CardBarcodeSource.barcode(for: $0) }, state: webState)
+            web.listen = listenAddress
+            web.signIn = signIn
+            if let tlsCert, let tlsKey { web.tls = (tlsCert, tlsKey) }
+            do { try web.validate() } catch { throw CLIError("\(error)", status: .usage) }
+
+            let config = web
+            let outcome = Outcome()
+            let done = DispatchSemaphore(value: 0)
+            Task.detached {
+                do {
+                    try await WebServer.run(config) { address, link in
+                        config.log(link.map { "Sign in: \($0)" } ?? "Listening on \(address)")
+                        // On a terminal the link as a QR code too (send's half blocks), for a phone.
+                        if let link, Terminal.stdoutIsTerminal,
+                           let matrix = try? BarcodeEncoder.matrix(bytes: Array(link.utf8), format: .qr) {
+                            config.log(TerminalBarcode(matrix).render(indent: 2).joined(separator: "\n"))
+                        }
+                    }
+                } catch let error as WebSetupError {
+                    outcome.set(CLIError(error.description, status: .usage))
+                } catch {
+                    outcome.set(CLIError("\(error)", status: .unavailable))
+                }
+                done.signal()
+            }
+            done.wait()
+            if let error = outcome.get() { throw error }
+            return .success
+        }
+    }
+
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var error: CLIError?
+        func set(_ e: CLIError) { lock.withLock { error = e } }
+        func get() -> CLIError? { lock.withLock { error } }
+    }
+
+    func signInMode() throws -> SignIn {
+        guard let auth else {
+            if !trustedProxy.isEmpty { throw WebSetupError("--trusted-proxy goes with --auth header:NAME") }
+            return .desktop
+        }
+        switch try SignInOption.parse(auth) {
+        case .header(let name):
+            let ranges = try trustedProxy.map { text throws(WebSetupError) in try AddressRange.parse(text) }
+            return .header(name: name, trusted: ranges)
+        case .mailbox(let server):
+            if !trustedProxy.isEmpty { throw WebSetupError("--trusted-proxy goes with --auth header:NAME") }
+            do {
+                return .password(server: server, checker: try Self.mailboxChecker(auth))
+            } catch {
+                throw WebSetupError("--auth \(auth): \(error)")
+            }
+        }
+    }
+
+    /// Desktop: the user's own library, always. With --auth: the library map, or the PostgreSQL
+    /// library's users; a file library shared by every address would let each see the others'.
+    func librariesFor(signIn: SignIn, context: Context) throws -> WebLibraries {
+        if signIn.isDesktop {
+            if libraryMap != nil { throw CLIError("--library-map needs --auth: without it the wallet shows your own library", status: .usage) }
+            let library = try context.library()
+            return { _ in library }
+        }
+        let rule: LibraryMap.Rule
+        if let libraryMap {
+            guard libraryMap.contains("%{local}") || LibraryMap.isServer(libraryMap) else {
+                throw CLIError("--library-map: “\(libraryMap)” names one library for everybody; use %{local} and %{domain} (or postgresql://…)", status: .usage)
+            }
+            rule = .template(libraryMap)
+        } else if LibraryRoot.isServer(context.libraryPath) {
+            rule = .template(context.libraryPath)
+        } else {
+            throw CLIError("serve --auth needs one library per address: --library-map TEMPLATE (e.g. '/var/lib/passconduit/%{local}@%{domain}/library.sqlite') or a PostgreSQL --library", status: .usage)
+        }
+        let map = LibraryMap(rule: rule)
+        let cache = LibraryCache()
+        return { user in
+            guard let target = map.libraries(for: [user]).first else { return nil }
+            if let open = cache.get(target) { return open }
+            var options = LibraryOptions()
+            options.user = target.user
+            let library: any PassLibraryBackend
+            do {
+                library = try await LibraryRoot.open(target.location, options: options, create: false)
+            } catch let error as LibraryError where error.kind == .notFound {
+                return nil
+            }
+            return cache.put(target, library)
+        }
+    }
+
+    /// Opened libraries by target, kept for the server's life.
+    final class LibraryCache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var open: [LibraryMap.Target: any PassLibraryBackend] = [:]
+        func get(_ t: LibraryMap.Target) -> (any PassLibraryBackend)? { lock.withLock { open[t] } }
+        func put(_ t: LibraryMap.Target, _ l: any PassLibraryBackend) -> any PassLibraryBackend {
+            lock.withLock {
+                if let existing = open[t] { return existing }
+                open[t] = l
+                return l
+            }
+        }
+    }
+
+    /// Beside a file library; for a library on a server, in the state folder.
+    static func defaultStatePath(libraryPath: String, environment: [String: String]) -> String {
+        if !LibraryRoot.isServer(libraryPath) {
+            return ((libraryPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("web-sessions.sqlite")
+        }
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/state")
+        return (stateHome as NSString).appendingPathComponent("passconduit/web-sessions.sqlite")
+    }
+}

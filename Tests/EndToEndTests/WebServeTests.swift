@@ -1,0 +1,504 @@
+import Foundation
+import XCTest
+
+/// `passconduit serve`, the built binary, talked to over HTTP by curl: the sign-in modes,
+/// sessions and CSRF, the byte-identical `.pkpass`, uploads, bad paths, and one user never
+/// reaching another's passes or offers.
+final class WebServeTests: XCTestCase {
+    override func tearDown() { FilterRun.cleanUp() }
+
+    /// A running `serve`: its process, its output file and its base URL.
+    final class Server {
+        let process = Process()
+        let output: URL
+        var base = ""
+        var signIn = ""
+
+        init(_ sandbox: Sandbox, _ arguments: [String], common: Bool = true) throws {
+            output = sandbox.dir.appendingPathComponent("serve-\(UUID().uuidString).out")
+            FileManager.default.createFile(atPath: output.path, contents: nil)
+            process.executableURL = Binary.url
+            process.arguments = ["serve"] + (common ? sandbox.common : ["--trust", Run.sample("ca/trust")]) + arguments
+            process.environment = sandbox.environment
+            let handle = try FileHandle(forWritingTo: output)
+            process.standardOutput = handle
+            process.standardError = handle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        deinit {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+        }
+
+        var text: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+
+        /// Waits for the first line ("Sign in: URL" or "Listening on HOST:PORT").
+        func started() throws {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if let line = text.split(separator: "\n").first {
+                    if line.hasPrefix("Sign in: ") {
+                        signIn = String(line.dropFirst("Sign in: ".count))
+                        let url = URL(string: signIn)!
+                        base = "http://\(url.host!):\(url.port!)"
+                        return
+                    }
+                    if line.hasPrefix("Listening on ") {
+                        base = "http://" + line.dropFirst("Listening on ".count)
+                        return
+                    }
+                }
+                if !process.isRunning { break }
+                usleep(50_000)
+            }
+            throw NSError(domain: "WebServeTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "not started: \(text)"])
+        }
+
+        func exitStatus(within seconds: Double) -> Int32? {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning && Date() < deadline { usleep(50_000) }
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+                return nil
+            }
+            return process.terminationStatus
+        }
+    }
+
+    struct Reply {
+        var status: Int
+        var headers: String
+        var body: Data
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? {
+            for line in headers.split(separator: "\r\n") where line.lowercased().hasPrefix(name.lowercased() + ":") {
+                return line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+            }
+            return nil
+        }
+    }
+
+    /// One curl request; `jar` keeps cookies between calls.
+    func curl(_ url: String, jar: URL? = nil, _ extra: [String] = []) throws -> Reply {
+        try Self.curl(url, jar: jar, extra)
+    }
+
+    static func curl(_ url: String, jar: URL? = nil, _ extra: [String] = []) throws -> Reply {
+        try HandOn.require("/usr/bin/curl", package: "curl")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let headers = dir.appendingPathComponent("h"), body = dir.appendingPathComponent("b")
+        var args = ["-s", "--max-time", "20", "--path-as-is", "-D", headers.path, "-o", body.path, "-w", "%{http_code}"]
+        if let jar { args += ["-b", jar.path, "-c", jar.path] }
+        let r = try HandOn.run("/usr/bin/curl", args + extra + [url])
+        return Reply(status: Int(r.stdout) ?? 0, headers: (try? String(contentsOf: headers, encoding: .utf8)) ?? "",
+                     body: (try? Data(contentsOf: body)) ?? Data())
+    }
+
+    static func csrf(_ html: String) -> String? {
+        guard let r = html.range(of: "name=\"csrf\" value=\"") else { return nil }
+        return String(html[r.upperBound...].prefix(64))
+    }
+
+    func sha(_ sandbox: Sandbox, library: String? = nil) throws -> [String] {
+        let args = library.map { ["--library", $0, "--json"] } ?? ["--json"]
+        return try sandbox.run("list", args, common: library == nil ? true : false).objects.compactMap { $0["sha256"] as? String }
+    }
+
+    // MARK: Desktop
+
+    func testDesktopLinkSignsInOnceWithAStrictCookieAndEveryPageCarriesTheSecurityHeaders() throws {
+        let sandbox = try Sandbox()
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/event-ticket.pkpass")]).status, 0)
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let token = try XCTUnwrap(server.signIn.components(separatedBy: "token=").last)
+        XCTAssertEqual(token.count, 64, "256 random bits")
+
+        // Nothing without a session; a forged cookie is nobody.
+        XCTAssertEqual(try curl(server.base + "/").status, 401)
+        XCTAssertEqual(try curl(server.base + "/", ["-H", "Cookie: pcsid=" + String(repeating: "a", count: 64)]).status, 401)
+
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        let login = try curl(server.signIn, jar: jar)
+        XCTAssertEqual(login.status, 303)
+        XCTAssertEqual(login.header("Location"), "/")
+        let cookie = try XCTUnwrap(login.header("Set-Cookie"))
+        XCTAssertTrue(cookie.hasPrefix("pcsid="), cookie)
+        XCTAssertTrue(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), cookie)
+        XCTAssertFalse(cookie.contains("Secure"), "plain HTTP on loopback: \(cookie)")
+        // The link works once.
+        XCTAssertEqual(try curl(server.signIn).status, 401)
+
+        let list = try curl(server.base + "/", jar: jar)
+        XCTAssertEqual(list.status, 200)
+        XCTAssertTrue(list.text.contains("Passconduit Arena"), list.text)
+        let csp = try XCTUnwrap(list.header("Content-Security-Policy"))
+        XCTAssertTrue(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'"), csp)
+        XCTAssertFalse(csp.contains("script-src") || csp.contains("http:") || csp.contains("https:"), csp)
+        XCTAssertEqual(list.header("X-Content-Type-Options"), "nosniff")
+        XCTAssertEqual(list.header("Referrer-Policy"), "no-referrer")
+
+        // A page of another host name (DNS rebinding) is not answered.
+        XCTAssertEqual(try curl(server.base + "/", jar: jar, ["-H", "Host: evil.example:80"]).status, 421)
+
+        // One log line per request; never the token or the session id.
+        let sessionID = String(cookie.dropFirst("pcsid=".count).prefix(64))
+        let logLines = server.text.split(separator: "\n").dropFirst()
+        XCTAssertTrue(logLines.contains { $0.hasPrefix("GET /login 303 ") }, server.text)
+        XCTAssertTrue(logLines.contains { $0.hasPrefix("GET / 200 ") }, server.text)
+        XCTAssertFalse(logLines.contains { $0.contains(token) || $0.contains(sessionID) }, server.text)
+
+        // A restart signs nobody out: the session lives beside the library.
+        server.process.terminate()
+        server.process.waitUntilExit()
+        let again = try Server(sandbox, ["--listen", server.base.replacingOccurrences(of: "http://", with: "")])
+        try again.started()
+        XCTAssertEqual(try curl(again.base + "/", jar: jar).status, 200, again.text)
+
+        // Signing out ends the session; "everywhere" ends the other browsers' too.
+        let page = try curl(again.base + "/", jar: jar).text
+        let out = try curl(again.base + "/logout", jar: jar, ["-d", "csrf=" + (Self.csrf(page) ?? "")])
+        XCTAssertEqual(out.status, 303)
+        XCTAssertEqual(try curl(again.base + "/", ["-H", "Cookie: pcsid=" + sessionID]).status, 401)
+        XCTAssertTrue(page.contains("Sign out everywhere"))
+        again.process.terminate()
+        again.process.waitUntilExit()
+        let third = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try third.started()
+        let (jarA, jarB) = (sandbox.dir.appendingPathComponent("a"), sandbox.dir.appendingPathComponent("b"))
+        XCTAssertEqual(try curl(third.signIn, jar: jarA).status, 303)
+        third.process.terminate()
+        third.process.waitUntilExit()
+        let fourth = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try fourth.started()
+        XCTAssertEqual(try curl(fourth.signIn, jar: jarB).status, 303)
+        let other = try curl(fourth.base + "/", jar: jarA)
+        XCTAssertEqual(other.status, 200)
+        XCTAssertEqual(try curl(fourth.base + "/logout", jar: jarB, ["-d", "csrf=" + (Self.csrf(try curl(fourth.base + "/", jar: jarB).text) ?? ""),
+                                                                       "-d", "everywhere=1"]).status, 303)
+        XCTAssertEqual(try curl(fourth.base + "/", jar: jarA).status, 401, "the other browser is signed out too")
+    }
+
+    /// On a terminal the sign-in link comes as a QR code too (send's half blocks) that decodes to the link.
+    func testOnATerminalTheSignInLinkIsAlsoAQRCode() throws {
+        let sandbox = try Sandbox()
+        let out = sandbox.dir.appendingPathComponent("pty.out")
+        let command = ([Binary.url.path, "serve"] + sandbox.common + ["--listen", "127.0.0.1:0"]).map { "'\($0)'" }.joined(separator: " ")
+        let r = try HandOn.run("/usr/bin/timeout", ["3", "/usr/bin/script", "-qc", command, out.path], environment: sandbox.environment)
+        XCTAssertEqual(r.status, 124, "serve ran until stopped: \(r.stderr)")
+        let text = try String(contentsOf: out, encoding: .utf8)
+        let link = try XCTUnwrap(text.split(whereSeparator: \.isNewline).first { $0.hasPrefix("Sign in: ") }).dropFirst("Sign in: ".count)
+        let script = #"""
+        import re, sys
+        import numpy, zxingcpp
+        rows = []
+        for line in open(sys.argv[1], encoding="utf-8").read().splitlines():
+            line = re.sub(r"\x1b\[[0-9;]*m", "", line)
+            if not any(c in line for c in "\u2580\u2584\u2588"):
+                continue
+            rows += [[c in "\u2580\u2588" for c in line], [c in "\u2584\u2588" for c in line]]
+        width = max(len(r) for r in rows)
+        pixels = numpy.full((len(rows) + 8, width + 8), 255, dtype=numpy.uint8)
+        for y, row in enumerate(rows):
+            for x, dark in enumerate(row):
+                if dark:
+                    pixels[y + 4, x + 4] = 0
+        print("\n".join(r.text for r in zxingcpp.read_barcodes(numpy.kron(pixels, numpy.ones((6, 6), dtype=numpy.uint8)))))
+        """#
+        let decoded = try HandOn.run("/usr/bin/python3", ["-c", script, out.path])
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
+        XCTAssertEqual(decoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines), String(link).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    func testThePkpassLinkServesTheStoredBytesAsAWalletPass() throws {
+        let sandbox = try Sandbox()
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/boarding-pass.pkpass")]).status, 0)
+        let hash = try XCTUnwrap(try sha(sandbox).first)
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        XCTAssertEqual(try curl(server.signIn, jar: jar).status, 303)
+
+        let page = try curl(server.base + "/passes/" + hash, jar: jar)
+        XCTAssertEqual(page.status, 200)
+        XCTAssertTrue(page.text.contains("href=\"/passes/\(hash).pkpass\""), page.text)
+        XCTAssertTrue(page.text.contains("<svg"), "the barcode is drawn: \(page.text.prefix(400))")
+        XCTAssertFalse(page.text.contains("<script"))
+
+        let wallet = try curl(server.base + "/passes/\(hash).pkpass", jar: jar)
+        XCTAssertEqual(wallet.status, 200)
+        XCTAssertEqual(wallet.header("Content-Type"), "application/vnd.apple.pkpass")
+        let original = try Data(contentsOf: URL(fileURLWithPath: Run.sample("passes/boarding-pass.pkpass")))
+        XCTAssertEqual(wallet.body, original)
+        XCTAssertEqual(wallet.header("Content-Length"), "\(original.count)")
+        let download = try curl(server.base + "/passes/\(hash).pkpass?download=1", jar: jar)
+        XCTAssertEqual(download.body, original)
+        XCTAssertTrue(download.header("Content-Disposition")?.hasPrefix("attachment; filename=\"") ?? false, download.headers)
+    }
+
+    func testFormsWithoutTheSessionTokenOrFromAnotherOriginChangeNothing() throws {
+        let sandbox = try Sandbox()
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/event-ticket.pkpass")]).status, 0)
+        let hash = try XCTUnwrap(try sha(sandbox).first)
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        XCTAssertEqual(try curl(server.signIn, jar: jar).status, 303)
+        let confirm = try curl(server.base + "/passes/\(hash)/remove", jar: jar)
+        XCTAssertEqual(confirm.status, 200, "GET asks, never removes")
+        XCTAssertEqual(try sha(sandbox), [hash])
+        let token = try XCTUnwrap(Self.csrf(confirm.text))
+
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar, ["-X", "POST"]).status, 403)
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar, ["-d", "csrf=" + String(repeating: "0", count: 64)]).status, 403)
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar,
+                                ["-d", "csrf=" + token, "-H", "Origin: https://evil.example"]).status, 403)
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar,
+                                ["-d", "csrf=" + token, "-H", "Sec-Fetch-Site: cross-site"]).status, 403)
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar,
+                                ["-d", "csrf=" + token, "-H", "Sec-Fetch-Site: same-site"]).status, 403)
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", jar: jar,
+                                ["-d", "csrf=" + token, "-H", "Origin: null"]).status, 403, "a sandboxed frame")
+        // The token without the cookie is nobody's.
+        XCTAssertEqual(try curl(server.base + "/passes/\(hash)/remove", ["-d", "csrf=" + token]).status, 401)
+        XCTAssertEqual(try sha(sandbox), [hash], "nothing removed")
+
+        let removed = try curl(server.base + "/passes/\(hash)/remove", jar: jar, ["-d", "csrf=" + token, "-H", "Origin: " + server.base])
+        XCTAssertEqual(removed.status, 303)
+        XCTAssertEqual(try sha(sandbox), [])
+    }
+
+    func testBadPathsAndUploadsGetAClearAnswerAndChangeNothing() throws {
+        let sandbox = try Sandbox()
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        XCTAssertEqual(try curl(server.signIn, jar: jar).status, 303)
+        for path in ["/../etc/passwd", "/passes/..%2f..%2fetc", "/%00", "/passes/%c0%ae%c0%ae/x", "/passes/abc%00.pkpass",
+                     "/passes/" + String(repeating: "0", count: 64), "/passes/zz.pkpass", "/offers/1", "/offers/-1", "/nothing"] {
+            XCTAssertEqual(try curl(server.base + path, jar: jar).status, 404, path)
+        }
+        let form = try curl(server.base + "/add", jar: jar)
+        let token = try XCTUnwrap(Self.csrf(form.text))
+
+        let junk = sandbox.dir.appendingPathComponent("junk.pkpass")
+        try Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: junk)
+        let bad = try curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + junk.path])
+        XCTAssertEqual(bad.status, 422, bad.text)
+        XCTAssertTrue(bad.text.contains("junk.pkpass"), bad.text)
+        let invalid = try curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + Run.sample("passes/bad-manifest-mismatch.pkpass")])
+        XCTAssertEqual(invalid.status, 422)
+        XCTAssertTrue(invalid.text.contains("changed after it was issued"), invalid.text)
+        XCTAssertEqual(try sha(sandbox), [])
+
+        // A body beyond the limit is refused before it is read whole.
+        let huge = sandbox.dir.appendingPathComponent("huge.eml")
+        FileManager.default.createFile(atPath: huge.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: 40 * 1024 * 1024)
+        try handle.close()
+        XCTAssertEqual(try curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + huge.path]).status, 413)
+
+        // A message with a pass goes through the same conduit as `add`.
+        let good = try curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + Run.sample("messages/type.eml")])
+        XCTAssertEqual(good.status, 200, good.text)
+        XCTAssertTrue(good.text.contains("added to your library"), good.text)
+        XCTAssertEqual(try sha(sandbox).count, 1)
+        XCTAssertEqual(server.exitStatus(within: 0.5), nil, "still serving")
+    }
+
+    /// A thousand clients that open a connection and never finish their request (slow loris)
+    /// leave room for a real one, answered at once; the idle ones are closed after a while.
+    func testAThousandIdleConnectionsLeaveRoomForARealRequest() throws {
+        let sandbox = try Sandbox()
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let script = #"""
+        import socket, subprocess, sys, time, urllib.parse
+        u = urllib.parse.urlparse(sys.argv[1])
+        socks = []
+        for i in range(1000):
+            s = socket.create_connection((u.hostname, u.port), timeout=5)
+            s.send(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            socks.append(s)
+        t = time.time()
+        r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", sys.argv[1] + "/style.css"],
+                           capture_output=True, text=True)
+        print(r.stdout, round(time.time() - t, 2))
+        """#
+        let r = try HandOn.run("/usr/bin/python3", ["-c", script, server.base])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("200 "), "the real request beside 1000 idle ones: \(r.stdout)")
+        XCTAssertEqual(server.exitStatus(within: 0.2), nil, "still serving")
+    }
+
+    /// The mailbox sign-in (MailboxLogin's IMAP client) against a server that is down: the form,
+    /// then a 503 with a sentence (not a hang), and nothing signed in. A password never reaches the log.
+    func testMailboxSignInWithTheIMAPServerDownIsA503WithASentence() throws {
+        let sandbox = try Sandbox()
+        // A loopback port nobody listens on: bind one, note it, close it.
+        let probe = try HandOn.run("/usr/bin/python3", ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"])
+        let port = probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0", "--auth", "imap://127.0.0.1:\(port)",
+                                          "--library-map", sandbox.dir.path + "/%{local}@%{domain}.sqlite"], common: false)
+        try server.started()
+        let home = try curl(server.base + "/")
+        XCTAssertEqual(home.status, 303)
+        XCTAssertEqual(home.header("Location"), "/login")
+        let form = try curl(server.base + "/login")
+        XCTAssertEqual(form.status, 200)
+        XCTAssertTrue(form.text.contains("name=\"password\" type=\"password\""), form.text)
+        let started = Date()
+        let down = try curl(server.base + "/login", ["--data-urlencode", "user=alice@example.org", "--data-urlencode", "password=hunter2-secret"])
+        XCTAssertEqual(down.status, 503, down.text)
+        XCTAssertTrue(down.text.contains("cannot be reached now"), down.text)
+        XCTAssertNil(down.header("Set-Cookie"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "an answer, not a hang")
+        XCTAssertFalse(server.text.contains("hunter2"), server.text)
+        // Plain IMAP to a host that is not this machine needs STARTTLS, and the address names only a server.
+        XCTAssertEqual(try sandbox.run("serve", ["--auth", "imap://user:pw@mail.example.org"]).status, 64)
+    }
+
+    // MARK: Refusing to start
+
+    func testListeningBeyondThisMachineWithoutTLSOrAProxyIsRefusedAndBindFailuresAreOneSentence() throws {
+        let sandbox = try Sandbox()
+        let open = try sandbox.run("serve", ["--listen", "0.0.0.0:0"])
+        XCTAssertEqual(open.status, 64, open.stderr)
+        XCTAssertTrue(open.stderr.contains("this machine only"), open.stderr)
+        let header = try sandbox.run("serve", ["--listen", "0.0.0.0:0", "--auth", "header:X-User", "--library-map", sandbox.dir.path + "/%{local}@%{domain}.sqlite"])
+        XCTAssertEqual(header.status, 64, header.stderr)
+        XCTAssertTrue(header.stderr.contains("--trusted-proxy"), header.stderr)
+        let shared = try sandbox.run("serve", ["--listen", "127.0.0.1:0", "--auth", "header:X-User", "--trusted-proxy", "127.0.0.1"])
+        XCTAssertEqual(shared.status, 64, shared.stderr)
+        XCTAssertTrue(shared.stderr.contains("--library-map"), shared.stderr)
+        XCTAssertEqual(try sandbox.run("serve", ["--listen", "nonsense"]).status, 64)
+
+        let first = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try first.started()
+        let taken = try sandbox.run("serve", ["--listen", first.base.replacingOccurrences(of: "http://", with: "")])
+        XCTAssertEqual(taken.status, 69, taken.stderr)
+        XCTAssertTrue(taken.stderr.contains("already in use"), taken.stderr)
+        XCTAssertFalse(taken.stderr.contains("Fatal error"), taken.stderr)
+        XCTAssertEqual(taken.stderr.split(separator: "\n").count, 1, taken.stderr)
+        let missing = try sandbox.run("serve", ["--listen", "unix:" + sandbox.dir.path + "/no/such/dir/sock"])
+        XCTAssertEqual(missing.status, 69, missing.stderr)
+        XCTAssertFalse(missing.stderr.contains("Fatal error"), missing.stderr)
+    }
+
+    // MARK: Behind a proxy, one library per address
+
+    /// Alice and Bob each have a library (the milter's map); Alice tries every route with Bob's
+    /// pass hash and offer number and gets 404, and Bob's library is untouched.
+    func testHeaderSignInFromTheTrustedProxyOnlyAndNoUserReachesAnothersPassesOrOffers() throws {
+        let sandbox = try Sandbox()
+        let template = sandbox.dir.path + "/libraries/%{local}@%{domain}.sqlite"
+        let alice = sandbox.dir.path + "/libraries/alice@example.org.sqlite"
+        let bob = sandbox.dir.path + "/libraries/bob@example.org.sqlite"
+        let trust = ["--trust", Run.sample("ca/trust")]
+        XCTAssertEqual(try sandbox.run("add", ["--library", alice, "--yes", Run.sample("passes/store-card.pkpass")] + trust, common: false).status, 0)
+        XCTAssertEqual(try sandbox.run("add", ["--library", bob, "--yes", Run.sample("passes/boarding-pass.pkpass")] + trust, common: false).status, 0)
+        // Bob's offers 1 and 2, staged by the delivery filter.
+        for message in ["messages/type.eml", "messages/content-only.eml"] {
+            let filtered = try sandbox.run("filter", ["--library", bob] + trust, stdin: try Data(contentsOf: URL(fileURLWithPath: Run.sample(message))), common: false)
+            XCTAssertEqual(filtered.status, 0, filtered.stderr)
+        }
+        XCTAssertEqual(try sandbox.run("offers", ["--library", bob, "--json"] + trust, common: false).objects.count, 2)
+        let bobHash = try XCTUnwrap(try sha(sandbox, library: bob).first)
+
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0", "--auth", "header:X-Forwarded-User", "--trusted-proxy", "127.0.0.1/8",
+                                          "--trusted-proxy", "::1", "--library-map", template], common: false)
+        try server.started()
+        let asAlice = ["-H", "X-Forwarded-User: Alice@Example.org"]
+        let jar = sandbox.dir.appendingPathComponent("alice-jar")
+        let home = try curl(server.base + "/", jar: jar, asAlice)
+        XCTAssertEqual(home.status, 200)
+        XCTAssertTrue(home.text.contains("Passconduit Coffee"), home.text)
+        XCTAssertFalse(home.text.contains("Passconduit Air"), "Bob's boarding pass: \(home.text)")
+        XCTAssertTrue(home.header("Set-Cookie")?.contains("SameSite=Strict") ?? false)
+        let token = try XCTUnwrap(Self.csrf(home.text))
+        let post = asAlice + ["-d", "csrf=" + token]
+        for (path, isPost) in [("/passes/\(bobHash)", false), ("/passes/\(bobHash).pkpass", false), ("/passes/\(bobHash).pkpass?download=1", false),
+                               ("/passes/\(bobHash)/remove", false), ("/passes/\(bobHash)/remove", true), ("/offers/1", false),
+                               ("/offers/2", false), ("/offers/1/accept", true), ("/offers/2/decline", true)] {
+            XCTAssertEqual(try curl(server.base + path, jar: jar, isPost ? post : asAlice).status, 404, path)
+        }
+        XCTAssertEqual(try sha(sandbox, library: bob), [bobHash])
+        XCTAssertEqual(try sandbox.run("offers", ["--library", bob, "--json"] + trust, common: false).objects.count, 2)
+
+        // Bob accepts his first offer in the browser, as `add --offer 1` would.
+        let bobJar = sandbox.dir.appendingPathComponent("bob-jar")
+        let asBob = ["-H", "X-Forwarded-User: bob@example.org"]
+        let offer = try curl(server.base + "/offers/1", jar: bobJar, asBob)
+        XCTAssertEqual(offer.status, 200)
+        let accepted = try curl(server.base + "/offers/1/accept", jar: bobJar, asBob + ["-d", "csrf=" + (Self.csrf(offer.text) ?? "")])
+        XCTAssertEqual(accepted.status, 200, accepted.text)
+        XCTAssertTrue(accepted.text.contains("Added to your library."), accepted.text)
+        XCTAssertEqual(try sha(sandbox, library: bob).count, 2)
+
+        // An address without a library gets none (and none is made).
+        XCTAssertEqual(try curl(server.base + "/", ["-H", "X-Forwarded-User: carol@example.org"]).status, 403)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.dir.path + "/libraries/carol@example.org.sqlite"))
+        // No header: nobody.
+        XCTAssertEqual(try curl(server.base + "/").status, 401)
+    }
+
+    func testTheUserHeaderIsIgnoredFromAPeerThatIsNotTheTrustedProxy() throws {
+        let sandbox = try Sandbox()
+        let template = sandbox.dir.path + "/%{local}@%{domain}.sqlite"
+        XCTAssertEqual(try sandbox.run("add", ["--library", sandbox.dir.path + "/alice@example.org.sqlite", "--trust", Run.sample("ca/trust"),
+                                                "--yes", Run.sample("passes/generic.pkpass")], common: false).status, 0)
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0", "--auth", "header:X-Forwarded-User", "--trusted-proxy", "192.0.2.1",
+                                          "--library-map", template], common: false)
+        try server.started()
+        let reply = try curl(server.base + "/", ["-H", "X-Forwarded-User: alice@example.org"])
+        XCTAssertEqual(reply.status, 403)
+        XCTAssertTrue(reply.text.contains("did not come through it"), reply.text)
+    }
+}
+
+import DovecotTestKit
+
+/// The mailbox sign-in end to end: serve's form, MailboxLogin's IMAP client, a real Dovecot. A wrong
+/// password and an unknown user get the same answer; the right one signs in to that address's library.
+final class WebMailboxSignInTests: XCTestCase {
+    override func tearDown() { FilterRun.cleanUp() }
+
+    func testTheMailboxPasswordSignsInAndWrongOrUnknownGetTheSameAnswer() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/dovecot") else {
+            XCTFail("Dovecot is missing: apt-get install dovecot-imapd")
+            return
+        }
+        let dovecot = try DovecotIMAP(users: ["alice@example.org": "correct horse"], tls: false)
+        defer { dovecot.stop() }
+        let sandbox = try Sandbox()
+        let alice = sandbox.dir.path + "/alice@example.org.sqlite"
+        XCTAssertEqual(try sandbox.run("add", ["--library", alice, "--trust", Run.sample("ca/trust"), "--yes",
+                                                Run.sample("passes/store-card.pkpass")], common: false).status, 0)
+        let server = try WebServeTests.Server(sandbox, ["--listen", "127.0.0.1:0", "--auth", "imap://127.0.0.1:\(dovecot.imapPort)",
+                                                        "--library-map", sandbox.dir.path + "/%{local}@%{domain}.sqlite"], common: false)
+        try server.started()
+        let wrong = try WebServeTests.curl(server.base + "/login", ["--data-urlencode", "user=alice@example.org", "--data-urlencode", "password=wrong"])
+        let unknown = try WebServeTests.curl(server.base + "/login", ["--data-urlencode", "user=mallory@example.org", "--data-urlencode", "password=wrong"])
+        XCTAssertEqual(wrong.status, 401, wrong.text)
+        XCTAssertEqual(unknown.status, 401, unknown.text)
+        XCTAssertEqual(wrong.body, unknown.body, "the same page for a wrong password and an unknown user")
+        XCTAssertNil(wrong.header("Set-Cookie"))
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        let signIn = try WebServeTests.curl(server.base + "/login", jar: jar, ["--data-urlencode", "user=Alice@Example.org",
+                                                                               "--data-urlencode", "password=correct horse"])
+        XCTAssertEqual(signIn.status, 303, signIn.text)
+        XCTAssertTrue(signIn.header("Set-Cookie")?.contains("HttpOnly") ?? false)
+        let home = try WebServeTests.curl(server.base + "/", jar: jar)
+        XCTAssertEqual(home.status, 200)
+        XCTAssertTrue(home.text.contains("Passconduit Coffee"), home.text)
+        XCTAssertFalse(server.text.contains("correct horse") || server.text.contains("wrong"), server.text)
+    }
+}
