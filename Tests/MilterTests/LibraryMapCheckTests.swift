@@ -1,5 +1,6 @@
 import XCTest
 @testable import Milter
+import PassStore
 
 final class LibraryMapCheckTests: XCTestCase {
     func testATemplateWithATypoOrNoPlaceholderIsRefusedWithASentence() {
