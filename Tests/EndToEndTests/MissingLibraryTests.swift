@@ -54,11 +54,20 @@ final class MissingLibraryTests: XCTestCase {
 
     func testTheLibraryWithoutSQLiteIsUnavailableAndNothingIsCreated() throws {
         let folder = try libraries(without: ["libsqlite3.so.0"])
-        let run = try sandbox.run("list", environment: ["PASSCONDUIT_LAZY_LIBRARY_DIR": folder])
-        assertNoCrash(run.status, run.stderr)
-        XCTAssertNotEqual(run.status, 0)
-        XCTAssertTrue(run.stderr.contains("cannot load libsqlite3.so.0"), run.stderr)
+        // Without SQLite, adding creates no library file.
+        let add = try sandbox.run("add", ["--yes", Run.sample("passes/event-ticket.pkpass")], environment: ["PASSCONDUIT_LAZY_LIBRARY_DIR": folder])
+        assertNoCrash(add.status, add.stderr)
+        XCTAssertNotEqual(add.status, 0)
+        XCTAssertTrue(add.stderr.contains("cannot load libsqlite3.so.0"), add.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.library), "a library file was created")
+        // A library made with SQLite there is left as it is by a list without it.
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/event-ticket.pkpass")]).status, 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.library))
+        let list = try sandbox.run("list", environment: ["PASSCONDUIT_LAZY_LIBRARY_DIR": folder])
+        assertNoCrash(list.status, list.stderr)
+        XCTAssertNotEqual(list.status, 0)
+        XCTAssertTrue(list.stderr.contains("cannot load libsqlite3.so.0"), list.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: sandbox.library)), before)
     }
 
     func testRenderWithoutCairoSaysWhyAndWritesNothing() throws {
@@ -102,5 +111,11 @@ final class MissingLibraryTests: XCTestCase {
         let fine = try FilterRun.run(executable: Binary.url, arguments: ["filter", "--check"], input: [],
                                      environment: FilterRun.environment(home, extra: ["PASSCONDUIT_LAZY_LIBRARY_DIR": all]))
         XCTAssertEqual(fine.status, 0, String(decoding: fine.stderr, as: UTF8.self))
+        // The milter's check, for a unit's ExecStartPre, names them too.
+        let milter = try FilterRun.run(executable: Binary.url, arguments: ["milter", "--listen", "inet:1@127.0.0.1", "--check"], input: [],
+                                       environment: FilterRun.environment(home, extra: ["PASSCONDUIT_LAZY_LIBRARY_DIR": folder]))
+        let said = String(decoding: milter.stdout + milter.stderr, as: UTF8.self)
+        XCTAssertEqual(milter.status, 69, said)
+        XCTAssertTrue(said.contains("cannot load libmagic.so.1") && said.contains("cannot load libsqlite3.so.0"), said)
     }
 }

@@ -6,12 +6,14 @@ import DeliveryFilter
 import Foundation
 import Milter
 import PassStore
+import Support
 
 /// `passconduit milter … --check`: for a unit's ExecStartPre and ExecReload. With the daemon's
 /// own command line it checks what the daemon would start with — the configuration (already
 /// read: a broken one exited 78 before this), the trust anchors, the library map, the socket's
-/// folder, and one library (the shared one, or the map's server or folder) — prints one line
-/// per item, and exits 0 when all is well, 78 for a configuration or trust problem, 73 for a
+/// folder, the system libraries a scan loads, and one library (the shared one, or the map's server
+/// or folder) — prints one line per item, and exits 0 when all is well, 69 for a missing system
+/// library, 78 for a configuration or trust problem, 73 for a
 /// library or socket folder that cannot be used, 75 for a library server that is down or refuses
 /// the login. It listens on nothing (a running daemon holds the address) and reads no mail.
 enum MilterCheck {
@@ -25,8 +27,13 @@ enum MilterCheck {
         let options = settings.filter
         let setup = ConduitSetup(config: options.config, environment: settings.environment,
                                  libraryOverride: options.libraryPath, extraTrust: options.trustDirectories)
+        // Every system library a scan worker loads on first use (69 when one is missing).
+        let missing = NativeLibraries.problems(NativeLibraries.scanning)
+        for problem in missing { fail(problem, .unavailable) }
         do {
             _ = try setup.trustStore()
+        } catch let error as NativeLibraryError where missing.contains(error.message) {
+            // Already said above.
         } catch {
             fail("cannot load the trust anchors: \(error)", .configError)
         }
