@@ -69,6 +69,32 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.trustDirectories, [])
     }
 
+    /// Config/config.toml documents every key the parser reads, in its section, and no other; each
+    /// documented value, uncommented, parses (so the file's defaults are real settings).
+    func testTheShippedFileDocumentsEveryKeyTheCodeReads() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("Config/config.toml"), encoding: .utf8)
+        var section = ""
+        var documented: [String: [String]] = ["": []]
+        var uncommented: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("["), let end = line.firstIndex(of: "]") {
+                section = String(line[line.index(after: line.startIndex)..<end])
+                documented[""]!.append(section)
+                documented[section, default: []] = []
+                uncommented.append(String(line))
+            } else if line.hasPrefix("# "), let equals = line.range(of: " = "),
+                      !line.dropFirst(2)[..<equals.lowerBound].contains(" ") {
+                let key = String(line.dropFirst(2)[..<equals.lowerBound])
+                documented[section, default: []].append(key)
+                uncommented.append(String(line.dropFirst(2)))
+            }
+        }
+        XCTAssertEqual(documented.mapValues { Set($0) }, Config.keys.mapValues { Set($0) })
+        XCTAssertNoThrow(try Config.parse(uncommented.joined(separator: "\n"), file: "/etc/c.toml", environment: env))
+    }
+
     func testWrongTypeNamesFileLineAndKey() {
         let text = "# comment\n[limits]\nmax-depth = 7\nmax-parts = \"many\"\n"
         XCTAssertThrowsError(try Config.parse(text, file: "/x/config.toml", environment: env)) { error in

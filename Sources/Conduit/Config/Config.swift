@@ -56,6 +56,19 @@ package struct Config: Sendable, Equatable {
     }
 
     /// Parses TOML text. Relative paths in it are taken relative to the file's folder.
+    /// Every key the parser reads, by section ("" for the top level). A key outside this list is
+    /// refused before the section's own parsing, so the list cannot fall behind the code, and
+    /// `Config/config.toml` documents each with its default (ConfigTests compares the two).
+    package static let keys: [String: [String]] = [
+        "": ["language", "library", "trust", "limits", "filter", "milter"],
+        "library": ["path"],
+        "trust": ["directories"],
+        "limits": ["max-message-bytes", "max-depth", "max-parts", "max-header-bytes", "sniff-bytes", "max-pass-bytes",
+                   "max-pass-entries", "max-entry-bytes", "max-unpacked-bytes", "max-compression-ratio", "max-bundle-members"],
+        "filter": ["apply-updates", "add-headers", "max-message-bytes", "deadline-seconds", "on-library-error"],
+        "milter": ["library-map"],
+    ]
+
     package static func parse(_ text: String, file: String, environment: [String: String]) throws(ConfigError) -> Config {
         let table: TOMLTable
         do {
@@ -71,6 +84,13 @@ package struct Config: Sendable, Equatable {
         let reader = Reader(text: text, file: file)
 
         for (key, value) in table {
+            guard Self.keys[""]!.contains(key) else { throw reader.unknown([key]) }
+            if let section = Self.keys[key], let subtable = value.table {
+                // library_map: the spelling an older release documented.
+                for (sub, _) in subtable where !section.contains(sub) && !(key == "milter" && sub == "library_map") {
+                    throw reader.unknown([key, sub])
+                }
+            }
             switch key {
             case "language":
                 let language = try reader.string(value, [key])
