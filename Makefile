@@ -73,6 +73,7 @@ install:
 	if [ -d Config/trust ]; then for f in Config/trust/*; do [ -f "$$f" ] && install -m 644 "$$f" $(SHAREDIR)/trust/; done; fi
 	if [ -f Config/passconduit.magic ]; then install -m 644 Config/passconduit.magic $(SHAREDIR)/; fi
 	for f in Samples/integrations/man/*.1 $(wildcard man/*.1 Docs/*.1); do [ -f "$$f" ] && install -m 644 "$$f" $(MANDIR)/; done
+	install -d $(MANDIR)/../man5 && for f in $(wildcard Docs/*.5); do install -m 644 "$$f" $(MANDIR)/../man5/; done
 	install -m 644 Samples/integrations/desktop/passconduit.desktop Samples/integrations/desktop/passconduit-open.desktop $(APPDIR)/
 	if [ -f Config/config.toml ]; then install -m 644 Config/config.toml $(DOCDIR)/config.toml.example; fi
 	cp -R Samples/integrations/. $(DOCDIR)/integrations/
@@ -84,7 +85,7 @@ install:
 	  chmod 644 "$$d/$$(basename $$u)"; done
 	# What this install wrote, for `make uninstall` (paths without DESTDIR).
 	cd $(DESTDIR)/ && find .$(PREFIX)/bin/passconduit .$(PREFIX)/share/passconduit .$(PREFIX)/share/doc/passconduit \
-	  $(patsubst $(DESTDIR)/%,./%,$(UNITDIR) $(USERUNITDIR)) .$(PREFIX)/share/applications .$(PREFIX)/share/man/man1 \
+	  $(patsubst $(DESTDIR)/%,./%,$(UNITDIR) $(USERUNITDIR)) .$(PREFIX)/share/applications .$(PREFIX)/share/man/man1 .$(PREFIX)/share/man/man5 \
 	  -type f \( -path '*passconduit*' \) 2>/dev/null | sed 's|^\.||' | sort > $(SHAREDIR)/installed-files.tmp
 	echo $(PREFIX)/share/passconduit/installed-files >> $(SHAREDIR)/installed-files.tmp
 	mv $(SHAREDIR)/installed-files.tmp $(SHAREDIR)/installed-files

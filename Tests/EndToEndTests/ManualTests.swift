@@ -82,8 +82,19 @@ final class ManualTests: XCTestCase {
         XCTAssertEqual(options.subtracting(page), [], "options of `passconduit filter` missing from passconduit-filter.1")
     }
 
+    /// passconduit.toml(5) is made from Config/config.toml (which ConfigTests holds to the code's
+    /// keys): the committed page is exactly what script/gen-config-manual writes now.
+    func testTheConfigPageIsMadeFromTheShippedConfig() throws {
+        let run = try MilterKit.run(Run.root.appendingPathComponent("script/gen-config-manual").path, ["--check"])
+        XCTAssertEqual(run.status, 0, "Docs/passconduit.toml.5 is stale: run script/gen-config-manual")
+        let page = try page("Docs/passconduit.toml.5")
+        for key in ["on-library-error", "library-map", "max-bundle-members", "directories"] {
+            XCTAssertTrue(page.contains("\\fB\(key.replacingOccurrences(of: "-", with: "\\-"))\\fR"), key)
+        }
+    }
+
     func testEveryPageRendersWithoutWarnings() throws {
-        for path in ["Docs/passconduit.1", "Samples/integrations/man/passconduit-filter.1"] {
+        for path in ["Docs/passconduit.1", "Docs/passconduit.toml.5", "Samples/integrations/man/passconduit-filter.1"] {
             // The page itself to /dev/null: what is left is what man and groff complain of.
             let run = try MilterKit.run("/bin/sh", ["-c", "man --warnings -l \"$1\" > /dev/null", "sh", Run.root.appendingPathComponent(path).path],
                                         environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"])
