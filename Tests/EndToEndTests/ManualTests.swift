@@ -66,6 +66,13 @@ final class ManualTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(names.count, 17)
     }
 
+    func testTheMilterPageHasEveryOptionOfTheMilter() throws {
+        let milter = try XCTUnwrap(try commands().first { $0.path == ["milter"] })
+        let page = named(in: try page("Docs/passconduit-milter.8")).options
+        XCTAssertEqual(milter.options.subtracting(page), [], "Docs/passconduit-milter.8 lacks options: run script/gen-manual")
+        XCTAssertTrue(milter.options.contains("on-library-error"))
+    }
+
     func testTheFilterPageHasEveryOptionTheFilterReads() throws {
         // The filter parses its own arguments; its usage lines list them all, each as "[--name".
         let run = try MilterKit.run(Binary.url.path, ["help", "filter"])
@@ -94,7 +101,8 @@ final class ManualTests: XCTestCase {
     }
 
     func testEveryPageRendersWithoutWarnings() throws {
-        for path in ["Docs/passconduit.1", "Docs/passconduit.toml.5", "Samples/integrations/man/passconduit-filter.1"] {
+        for path in ["Docs/passconduit.1", "Docs/passconduit-milter.8", "Docs/passconduit.toml.5",
+                     "Samples/integrations/man/passconduit-filter.1"] {
             // The page itself to /dev/null: what is left is what man and groff complain of.
             let run = try MilterKit.run("/bin/sh", ["-c", "man --warnings -l \"$1\" > /dev/null", "sh", Run.root.appendingPathComponent(path).path],
                                         environment: ["PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8"])
