@@ -131,6 +131,22 @@ final class FilterBinaryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ms, 200, String(lines[2]))
     }
 
+    /// The guard's state lives in its read-only page, headed by a magic number and the lengths: a
+    /// scan that bends the handler's pointer (the `scribble` fault points it at writable garbage,
+    /// then traps) gets 75 with nothing written, never garbage delivered as the message.
+    func testACrashAfterTheGuardsStateWasScribbledOverWritesNothingAndExits75() throws {
+        let home = FilterRun.directory("home")
+        let env = FilterRun.environment(home, extra: ["PASSCONDUIT_FILTER_FAULT": "scribble"])
+        let r = try FilterRun.filter(plain, environment: env)
+        XCTAssertFalse(r.signaled)
+        XCTAssertEqual(r.status, 75)
+        XCTAssertEqual(r.stdout, [])
+        XCTAssertEqual(r.stderr, [])
+        // The same crash with the state intact delivers the message, so it was the check that spoke.
+        let crash = FilterRun.environment(home, extra: ["PASSCONDUIT_FILTER_FAULT": "crash"])
+        assertPassedThrough(try FilterRun.filter(plain, environment: crash), plain)
+    }
+
     func testScannerHangIsCutAtTheDeadline() throws {
         let env = FilterRun.environment(FilterRun.directory("home"), extra: ["PASSCONDUIT_FILTER_FAULT": "hang"])
         let r = try FilterRun.filter(plain, arguments: ["--deadline", "0.001"], environment: env)

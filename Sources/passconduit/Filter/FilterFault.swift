@@ -6,9 +6,10 @@ import DeliveryFilter
 /// Fault injection for the delivery-filter tests (mta-conventions §7 N1): with
 /// `PASSCONDUIT_FILTER_FAULT` set, the scanner misbehaves in the named way, so tests can show the
 /// message survives it in the real binary. `crash` traps, `hang` sleeps past any deadline,
-/// `error` throws, `slow` sleeps 200 ms and then scans.
+/// `error` throws, `slow` sleeps 200 ms and then scans, `scribble` bends the crash guard's state
+/// pointer (as memory corruption could) and then traps.
 enum FilterFault: String, Sendable {
-    case crash, hang, error, slow
+    case crash, hang, error, slow, scribble
 
     static let variable = "PASSCONDUIT_FILTER_FAULT"
 
@@ -38,6 +39,11 @@ enum FilterFault: String, Sendable {
             case .slow:
                 usleep(200_000)
                 return try inner.scan(message: message)
+            case .scribble:
+                FilterScanGuard.scribbleForTests()
+                let empty: [Int] = []
+                _ = empty[message.count + 1]
+                return []
             }
         }
     }
