@@ -77,9 +77,11 @@ final class SamplePassTests: XCTestCase {
         }
     }
 
+    /// Every code a pass file can cause; `library-missing` is this computer's, not the file's
+    /// (MissingLibraryTests produces it with libzip taken away).
     func testEveryErrorCodeHasASampleThatProducesIt() {
         let produced = Set(Self.expected.compactMap(\.2))
-        XCTAssertEqual(produced, Set(PassError.Code.all))
+        XCTAssertEqual(produced, Set(PassError.Code.all).subtracting([.libraryMissing]))
     }
 
     func testReadmeListsExactlyTheSamplesThisTestChecks() throws {
