@@ -99,7 +99,7 @@ final class HelpTests: XCTestCase {
     func testManPageIsCurrent() throws {
         let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
         for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
-            XCTAssertTrue(page.contains(".It Em \(command)"), "Docs/passconduit.1 lacks \(command); run Docs/make-manual.sh")
+            XCTAssertTrue(page.contains(".It Em \(command)"), "Docs/passconduit.1 lacks \(command); run script/gen-manual")
         }
     }
 }
