@@ -165,9 +165,9 @@ let package = Package(
         .testTarget(name: "MilterTests", dependencies: ["Milter", "PassStore", .product(name: "NIOCore", package: "swift-nio")]),
         // The web wallet's parsing of addresses, sign-in options and forms (serve itself: EndToEndTests).
         .testTarget(name: "PassWebTests", dependencies: ["PassWeb"]),
-        // The IMAP sign-in against a real Dovecot (dovecot-imapd) the tests start on loopback.
         // A private Dovecot IMAP server on loopback (dovecot-imapd), for MailboxLoginTests and serve's sign-in.
         .target(name: "DovecotTestKit", path: "Tests/DovecotTestKit"),
+        // The IMAP sign-in against a real Dovecot (dovecot-imapd) the tests start on loopback.
         .testTarget(name: "MailboxLoginTests", dependencies: ["MailboxLogin", "DovecotTestKit", .product(name: "NIOCore", package: "swift-nio")]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
         .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
