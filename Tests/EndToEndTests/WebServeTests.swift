@@ -191,9 +191,25 @@ final class WebServeTests: XCTestCase {
         let sandbox = try Sandbox()
         let out = sandbox.dir.appendingPathComponent("pty.out")
         let command = ([Binary.url.path, "serve"] + sandbox.common + ["--listen", "127.0.0.1:0"]).map { "'\($0)'" }.joined(separator: " ")
-        let r = try HandOn.run("/usr/bin/timeout", ["3", "/usr/bin/script", "-qc", command, out.path], environment: sandbox.environment)
-        XCTAssertEqual(r.status, 124, "serve ran until stopped: \(r.stderr)")
-        let text = try String(contentsOf: out, encoding: .utf8)
+        // Waits for the link and a settled QR code (a loaded CI machine can take seconds to start), then stops serve.
+        let terminal = Process()
+        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        terminal.arguments = ["120", "/usr/bin/script", "-qfc", command, out.path]
+        terminal.environment = sandbox.environment
+        terminal.standardInput = FileHandle.nullDevice
+        terminal.standardOutput = FileHandle.nullDevice
+        try terminal.run()
+        var text = "", settled = 0
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, terminal.isRunning, settled < 4 {
+            Thread.sleep(forTimeInterval: 0.25)
+            let now = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+            settled = now == text && now.contains("Sign in: ") && now.contains("\u{2580}") ? settled + 1 : 0
+            text = now
+        }
+        XCTAssertTrue(terminal.isRunning, "serve runs until stopped: \(text)")
+        terminal.terminate()
+        terminal.waitUntilExit()
         let link = try XCTUnwrap(text.split(whereSeparator: \.isNewline).first { $0.hasPrefix("Sign in: ") }).dropFirst("Sign in: ".count)
         let script = #"""
         import re, sys
