@@ -9,7 +9,8 @@ struct Recheck {
     let stored: String
     let verdict: PassVerdict
 
-    var today: String { verdict.status.rawValue }
+    /// Today's verdict as the library would store it ("unsigned" for a pass with no signature).
+    var today: String { PassRecordMapping.storedStatus(verdict) }
     var differs: Bool { today != stored }
 
     /// Why today's check differs, in words; nil when it agrees.
