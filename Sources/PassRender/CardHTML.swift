@@ -144,8 +144,8 @@ enum CardHTML {
             h += "</div>\n"
         } else if m.kind == .boardingPass, !m.primaryFields.isEmpty {
             h += "<div class=\"boarding\">" + cell(m.primaryFields[0])
-            if let glyph = m.transitGlyph {
-                h += "<div class=\"glyph\" role=\"img\" aria-label=\"\(e(m.transitName ?? "to"))\">\(e(glyph))</div>"
+            if let icon = m.transitIcon {
+                h += "<div class=\"glyph\" role=\"img\" aria-label=\"\(e(icon.name))\">\(icon.svg(size: 22))</div>"
             }
             if m.primaryFields.count > 1 { h += cell(m.primaryFields[1], align: .right) }
             h += "</div>\n"

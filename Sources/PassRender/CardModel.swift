@@ -90,9 +90,8 @@ package struct CardModel: Sendable {
     package var primaryFields: [FieldCell]
     /// Rows under the primary fields, top to bottom (boarding pass: auxiliary, then secondary).
     package var rows: [[FieldCell]]
-    /// Boarding passes: the glyph between origin and destination.
-    package var transitGlyph: String?
-    package var transitName: String?
+    /// Boarding passes: Wallet's glyph between origin and destination, by `transitType`.
+    package var transitIcon: TransitIcon?
     package var barcode: CardBarcode?
     package var marks: [CardMark]
     package var backFields: [BackField]
@@ -171,10 +170,7 @@ package struct CardModel: Sendable {
         if total > shown { notes.append("\(total - shown) front fields do not fit on the card (Wallet does not display them either).") }
 
         if kind == .boardingPass {
-            let type = info.transitType ?? "PKTransitTypeGeneric"
-            transitGlyph = type == "PKTransitTypeAir" ? "✈" : "→"
-            transitName = ["PKTransitTypeAir": "flight", "PKTransitTypeTrain": "train", "PKTransitTypeBus": "bus",
-                           "PKTransitTypeBoat": "boat"][type]
+            transitIcon = TransitIcon(transitType: info.transitType)
         }
         self.barcode = barcode
 

@@ -18,6 +18,17 @@ final class CardPainter {
     var drawing: Bool
     /// The card width in points, widened when a long linear barcode needs it.
     let width: Double
+    /// Texts drawn with a character no installed font has (pango draws a box): said under --verbose,
+    /// so a CJK or emoji card drawn with only DejaVu is not silently wrong.
+    private(set) var missingGlyphs: [String] = []
+
+    /// The note for `missingGlyphs`, nil when every character had a font.
+    var missingGlyphNote: String? {
+        guard let first = missingGlyphs.first else { return nil }
+        let more = missingGlyphs.count > 1 ? " and \(missingGlyphs.count - 1) more" : ""
+        return "“\(FieldCell.cut(first, to: 40))”\(more) has characters no installed font can draw (they show as boxes); "
+            + "install fonts-noto-cjk for Chinese, Japanese and Korean, fonts-noto-color-emoji for emoji"
+    }
 
     static let cardWidth = 320.0
     static let padding = 12.0
@@ -130,6 +141,7 @@ final class CardPainter {
         defer { g_object_unref(UnsafeMutableRawPointer(l)) }
         let h = self.size(of: l).height
         if drawing {
+            if pango_layout_get_unknown_glyphs_count(l) > 0, !missingGlyphs.contains(s) { missingGlyphs.append(s) }
             color(c)
             cairo_move_to(cr, x, y)
             pango_cairo_show_layout(cr, l)
@@ -328,9 +340,9 @@ final class CardPainter {
             let valueSize = fittingSize(m.primaryFields.map(\.value), width: half, from: 34, to: 18)
             text(origin.label, x: x + P, y: y, width: half, size: 9, bold: true, color: m.colors.label)
             let vh = text(origin.value, x: x + P, y: y + 12, width: half, size: valueSize, color: m.colors.foreground)
-            if let glyph = m.transitGlyph {
-                text(glyph, x: x + P + half, y: y + 12 + (vh - 26) / 2, width: glyphWidth, size: 22,
-                     color: m.colors.label, align: .center)
+            if let icon = m.transitIcon {
+                let side = 22.0
+                draw(icon, x: x + P + half + (glyphWidth - side) / 2, y: y + 12 + (vh - side) / 2, size: side, color: m.colors.label)
             }
             if m.primaryFields.count > 1 {
                 let dest = m.primaryFields[1]
@@ -344,7 +356,7 @@ final class CardPainter {
             let w = fieldsRight - (x + P)
             let size = fittingSize([p.value], width: w, from: 28, to: 16)
             text(p.label, x: x + P, y: y, width: w, size: 9, bold: true, color: m.colors.label)
-            let vh = text(p.value, x: x + P, y: y + 12, width: w, size: size, color: m.colors.foreground, lines: 2)
+            let vh = text(p.value, x: x + P, y: y + 12, width: w, size: size, color: m.colors.foreground, lines: 1)
             y += 12 + vh + 8
         }
 
@@ -381,6 +393,42 @@ final class CardPainter {
         return y - top
     }
 
+    /// A transit icon (its 24-unit geometry) in a `size`-point square at (x, y); windows are cut out.
+    func draw(_ icon: TransitIcon, x: Double, y: Double, size: Double, color c: RGB) {
+        guard drawing else { return }
+        cairo_save(cr)
+        cairo_translate(cr, x, y)
+        cairo_scale(cr, size / 24, size / 24)
+        cairo_new_path(cr)
+        let (body, holes) = icon.shapes
+        for shape in body + holes {
+            switch shape {
+            case .polygon(let points):
+                for (i, p) in points.enumerated() { i == 0 ? cairo_move_to(cr, p.0, p.1) : cairo_line_to(cr, p.0, p.1) }
+                cairo_close_path(cr)
+            case .rect(let rx, let ry, let w, let h, let r):
+                if r <= 0 {
+                    cairo_rectangle(cr, rx, ry, w, h)
+                } else {
+                    cairo_new_sub_path(cr)
+                    cairo_arc(cr, rx + w - r, ry + r, r, -Double.pi / 2, 0)
+                    cairo_arc(cr, rx + w - r, ry + h - r, r, 0, Double.pi / 2)
+                    cairo_arc(cr, rx + r, ry + h - r, r, Double.pi / 2, Double.pi)
+                    cairo_arc(cr, rx + r, ry + r, r, Double.pi, 3 * Double.pi / 2)
+                    cairo_close_path(cr)
+                }
+            case .circle(let cx, let cy, let r):
+                cairo_new_sub_path(cr)
+                cairo_arc(cr, cx, cy, r, 0, 2 * Double.pi)
+                cairo_close_path(cr)
+            }
+        }
+        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+        color(c)
+        cairo_fill(cr)
+        cairo_restore(cr)
+    }
+
     func layoutHeight(_ s: String, size: Double, bold: Bool = false, width: Double, lines: Int = 1) -> Double {
         guard !s.isEmpty else { return 0 }
         let l = layout(s, size: size, bold: bold, width: width, lines: lines)
@@ -406,7 +454,9 @@ final class CardPainter {
             var align = cell.alignment
             if align == .natural, row.count > 1, i == row.count - 1 { align = .right }
             text(cell.label, x: cx, y: y, width: cw, size: 9, bold: true, color: model.colors.label, align: align)
-            let vh = text(cell.value, x: cx, y: y + 12, width: cw, size: 14, color: model.colors.foreground, align: align, lines: 2)
+            // Wallet keeps a value on one line: smaller type first, then "…" (never "01/01/20⏎20").
+            let size = fittingSize([cell.value], width: cw, from: 14, to: 10)
+            let vh = text(cell.value, x: cx, y: y + 12, width: cw, size: size, color: model.colors.foreground, align: align, lines: 1)
             h = max(h, 12 + vh)
         }
         return h

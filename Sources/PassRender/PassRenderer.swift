@@ -94,10 +94,13 @@ package enum PassRenderer {
             let page = CardHTML.page(model, side: request.side, images: images, width: width, language: info.language)
             return RenderOutput(bytes: Array(page.utf8), notes: model.notes)
         case .png, .svg:
-            return RenderOutput(bytes: try drawImage(model, pictures: pictures, request: request, scale: scale), notes: model.notes)
+            var notes = model.notes
+            let bytes = try drawImage(model, pictures: pictures, request: request, scale: scale, notes: &notes)
+            return RenderOutput(bytes: bytes, notes: notes)
         case .pdf:
-            return RenderOutput(bytes: try drawPDF(model, pictures: pictures, request: request, title: info.description),
-                                notes: model.notes)
+            var notes = model.notes
+            let bytes = try drawPDF(model, pictures: pictures, request: request, title: info.description, notes: &notes)
+            return RenderOutput(bytes: bytes, notes: notes)
         }
     }
 
@@ -166,7 +169,8 @@ package enum PassRenderer {
     }
 
     /// PNG and SVG: front, back or both stacked, on a transparent background.
-    static func drawImage(_ model: CardModel, pictures: [String: PassPicture], request: RenderRequest, scale: Int) throws -> [UInt8] {
+    static func drawImage(_ model: CardModel, pictures: [String: PassPicture], request: RenderRequest, scale: Int,
+                          notes: inout [String]) throws -> [UInt8] {
         let s = request.format == .png ? Double(scale) : 1
         let (width, frontHeight, backHeight): (Double, Double, Double) = withScratch { cr in
             let p = CardPainter(cr: cr, model: model, pictures: pictures, pixelsPerPoint: s, drawing: false)
@@ -201,6 +205,7 @@ package enum PassRenderer {
             _ = painter.back(x: 0, y: request.side == .both ? frontHeight + gap : 0, width: painter.width, height: backHeight)
         }
         cairo_destroy(cr)
+        if let note = painter.missingGlyphNote { notes.append(note) }
         if request.format == .png {
             cairo_surface_flush(surface)
             return try encodePNG(surface)
@@ -229,7 +234,8 @@ package enum PassRenderer {
 
     /// PDF: the card at true size at the top of an A4 or Letter page, the back fields below it
     /// at reading size, continuing on further pages as needed.
-    static func drawPDF(_ model: CardModel, pictures: [String: PassPicture], request: RenderRequest, title: String) throws -> [UInt8] {
+    static func drawPDF(_ model: CardModel, pictures: [String: PassPicture], request: RenderRequest, title: String,
+                        notes: inout [String]) throws -> [UInt8] {
         let page = request.paper.points
         let k = printScale
         let frontHeight: Double = withScratch { cr in
@@ -265,6 +271,7 @@ package enum PassRenderer {
         }
         cairo_show_page(cr)
         cairo_destroy(cr)
+        if let note = painter.missingGlyphNote { notes.append(note) }
         cairo_surface_finish(surface)
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
             throw RenderProblem.output("cannot write the PDF: " + String(cString: cairo_status_to_string(cairo_surface_status(surface))))

@@ -32,6 +32,21 @@ final class RealPassCardTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("    Seat        3B\n"), "short labels keep their column: \(run.stdout)")
     }
 
+    /// Issue 26 item 9: a front value stays on one line, as Wallet keeps it (smaller type, then "…"):
+    /// the card broke "01/01/20⏎20" and "dominic.drees@live.⏎de". pdftotext reads the drawn card back.
+    func testFrontValuesAreNeverBrokenMidToken() throws {
+        for (name, values) in [("JohannBernard__CarteTP.pkpass", ["01/01/2020", "31/12/2020", "M. Pierre-Alain de Malleray"]),
+                               ("BusinessWallet__StoreCard.pkpass", ["dominic.drees@live.de", "+49 151 651 43990"]),
+                               ("catima__Eurowings.pkpass", ["08/09/2019", "COLOGNE-BONN"])] {
+            let pdf = sandbox.dir.appendingPathComponent(name + ".pdf").path
+            let render = try sandbox.run("render", ["--format", "pdf", "-o", pdf, Self.realPass(name)])
+            XCTAssertEqual(render.status, 0, render.stderr)
+            let text = try HandOn.run("/usr/bin/pdftotext", ["-layout", pdf, "-"])
+            XCTAssertEqual(text.status, 0, text.stderr)
+            for value in values { XCTAssertTrue(text.stdout.contains(value), "\(name): \(value) not on one line in\n\(text.stdout)") }
+        }
+    }
+
     /// Deltasiege's store card has the description " ": the card printed a line of blanks and
     /// `list` printed "Deltasiege.eu ·  ".
     func testBlankDescriptionGetsNoLineAndNoDot() throws {

@@ -59,6 +59,60 @@ final class RenderLayoutTests: XCTestCase {
         return r.output
     }
 
+    /// Issue 26 item 9: Wallet's glyph for every transitType (train, bus and boat were all "→"), drawn
+    /// as an icon whatever fonts are installed: the column between origin and destination differs per
+    /// type and is never empty; the HTML names it for a screen reader.
+    func testEveryTransitTypeGetsItsOwnGlyph() throws {
+        var columns: [String: String] = [:]
+        for type in ["Air", "Train", "Bus", "Boat", "Generic"] {
+            let json = try RenderKit.passJSON(style: "boardingPass", fields: [
+                "transitType": "PKTransitType" + type,
+                "primaryFields": [["key": "o", "label": "From", "value": "BER"], ["key": "d", "label": "To", "value": "PAR"]]])
+            let pass = try RenderKit.unsignedPass(["pass.json": json], in: sandbox.dir, name: "\(type).pkpass")
+            let out = sandbox.dir.appendingPathComponent("\(type).png").path
+            let run = try sandbox.run("render", [pass, "--scale", "2", "-o", out])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            // The glyph column: 36 points wide, centred on the 320-point card.
+            let r = try RenderKit.python(["-c", """
+                import sys, hashlib
+                from PIL import Image
+                im = Image.open(sys.argv[1]).convert("L")
+                col = im.crop((284, 0, 356, im.size[1]))
+                dark = bytes(1 if p < 128 else 0 for p in col.getdata())
+                print(sum(dark), hashlib.sha256(dark).hexdigest())
+                """, out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let parts = r.text.split(separator: " ")
+            XCTAssertGreaterThan(Int(parts.first ?? "") ?? 0, 100, "\(type): no glyph drawn")
+            columns[type] = parts.count > 1 ? String(parts[1]) : ""
+            let html = try sandbox.run("render", [pass, "--format", "html"])
+            let name = ["Air": "flight", "Train": "train", "Bus": "bus", "Boat": "boat", "Generic": "to"][type]!
+            XCTAssertTrue(html.stdout.contains("role=\"img\" aria-label=\"\(name)\"><svg"), "\(type): \(html.stdout.prefix(300))")
+        }
+        XCTAssertEqual(Set(columns.values).count, 5, "every type its own glyph: \(columns)")
+    }
+
+    /// Issue 26 item 9: a character no installed font has is drawn as a box; `--verbose` says which
+    /// text and which Debian fonts draw it, and says nothing when every character has a font (the
+    /// package lists install Noto CJK and Noto Color Emoji, so Japanese and emoji are drawn).
+    func testVerboseNamesTextThatNoInstalledFontCanDraw() throws {
+        func verbose(_ value: String) throws -> Run {
+            let json = try RenderKit.passJSON(style: "generic", fields: ["primaryFields": [["key": "n", "label": "Name", "value": value]]])
+            let pass = try RenderKit.unsignedPass(["pass.json": json], in: sandbox.dir, name: "glyph-\(UUID().uuidString).pkpass")
+            let out = sandbox.dir.appendingPathComponent("glyph-\(UUID().uuidString).png").path
+            let run = try sandbox.run("render", ["--verbose", pass, "-o", out])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return run
+        }
+        let unknown = try verbose("Gate \u{10FFFD}")     // a private-use code point no font has
+        XCTAssertTrue(unknown.stderr.contains("has characters no installed font can draw"), unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("fonts-noto-cjk"), unknown.stderr)
+        for drawn in ["東京 → 大阪", "🎫 Gate 12", "Zürich"] {
+            let run = try verbose(drawn)
+            XCTAssertFalse(run.stderr.contains("no installed font"), "\(drawn): \(run.stderr)")
+        }
+    }
+
     /// The colour of the pixel at (x, y) card points of a PNG drawn at `scale`.
     func pixel(_ png: String, x: Int, y: Int, scale: Int) throws -> [Int] {
         let r = try RenderKit.python(["-c", "import sys; from PIL import Image; print(*Image.open(sys.argv[1]).convert('RGB').getpixel((int(sys.argv[2]), int(sys.argv[3]))))",
@@ -108,8 +162,8 @@ final class RenderLayoutTests: XCTestCase {
             return page.distance(from: page.startIndex, to: r.lowerBound)
         }
         // Labels upper-cased; origin, the train glyph, destination; auxiliary above secondary.
-        XCTAssertLessThan(try at(">BERLIN<"), try at("aria-label=\"train\">→<"))
-        XCTAssertLessThan(try at("aria-label=\"train\">→<"), try at(">PARIS<"))
+        XCTAssertLessThan(try at(">BERLIN<"), try at("aria-label=\"train\"><svg"))
+        XCTAssertLessThan(try at("aria-label=\"train\"><svg"), try at(">PARIS<"))
         XCTAssertLessThan(try at(">COACH<"), try at(">PASSENGER<"))
         XCTAssertLessThan(try at(">SEAT<"), try at(">PASSENGER<"))
         XCTAssertTrue(page.contains("style=\"text-align:center\"><span class=\"l\">COACH</span>"), "textAlignment kept")
