@@ -98,9 +98,14 @@ struct Serve: ParsableCommand {
             }
             let libraries = try librariesFor(signIn: signIn, context: context)
             let statePath = state ?? Self.defaultStatePath(libraryPath: context.libraryPath, environment: context.environment)
-            let webState: WebState
+            // Where the library lives: the PostgreSQL database of a server library (or library map),
+            // else the SQLite file beside the library (or --state).
+            let serverLocation = [libraryMap, context.libraryPath].compactMap { $0 }.first(where: LibraryRoot.isServer)
+            let webState: any WebStateStore
             do {
-                webState = try WebState(path: statePath)
+                webState = try LibraryRoot.webState(location: state == nil ? serverLocation ?? statePath : statePath, file: statePath)
+            } catch let error as LibraryError {
+                throw CLIError("cannot keep sessions in \(error.path ?? statePath): \(error.message)", status: .cannotCreate)
             } catch {
                 throw CLIError("cannot open the session file \(statePath): \(error)", status: .cannotCreate)
             }
