@@ -48,13 +48,13 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
             created double precision NOT NULL,
             seen double precision NOT NULL)
         """,
-        "CREATE INDEX IF NOT EXISTS session_user ON passconduit_web.session (\"user\")",
+        "CREATE INDEX IF NOT EXISTS session_by_user ON passconduit_web.session (\"user\")",
         """
         CREATE TABLE IF NOT EXISTS passconduit_web.failure (
             key text COLLATE "C" NOT NULL,
             at double precision NOT NULL)
         """,
-        "CREATE INDEX IF NOT EXISTS failure_key ON passconduit_web.failure (key, at)",
+        "CREATE INDEX IF NOT EXISTS failure_by_key ON passconduit_web.failure (key, at)",
         """
         CREATE TABLE IF NOT EXISTS passconduit_web.calendar (
             "user" text PRIMARY KEY,
@@ -70,7 +70,7 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
             created double precision NOT NULL,
             last_used double precision)
         """,
-        "CREATE INDEX IF NOT EXISTS token_user ON passconduit_web.token (\"user\", id)",
+        "CREATE INDEX IF NOT EXISTS token_by_user ON passconduit_web.token (\"user\", id)",
     ]
 
     /// Runs `body` on one connection, the tables made first if this process has not yet seen

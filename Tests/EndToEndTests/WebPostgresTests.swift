@@ -66,4 +66,19 @@ final class WebPostgresTests: XCTestCase {
         }
         XCTAssertEqual(back, 200, "serving again once the server is back")
     }
+
+    /// On a PostgreSQL library the sessions, API tokens and calendar secrets live in its
+    /// database (no state file is made): a restarted server signs nobody out, and a token and
+    /// a calendar address made before the restart still work.
+    func testARestartSignsNobodyOutAndTheWebStateLivesInTheDatabase() throws {
+        let sandbox = try Sandbox()
+        let server = try PostgresTestServer.shared
+        let location = server.location(database: try server.database())
+        let options = ["--library", location, "--user", "alice@example.org", "--trust", Run.sample("ca/trust")]
+        XCTAssertEqual(try sandbox.run("add", options + ["--yes", Run.sample("passes/event-ticket.pkpass")], common: false).status, 0)
+        try WebSettingsTests.checkRestart(sandbox, arguments: options, common: false)
+        let stateFolder = sandbox.dir.appendingPathComponent("state/passconduit")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stateFolder.appendingPathComponent("web-sessions.sqlite").path),
+                       "the web state is in the database, not in a file")
+    }
 }
