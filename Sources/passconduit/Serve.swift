@@ -31,8 +31,15 @@ struct Serve: ParsableCommand {
         where that file exists), or a PostgreSQL --library whose library users are the addresses.
 
         Listening beyond this machine needs --tls-cert and --tls-key, or --auth header:… behind \
-        a proxy that does TLS. Sessions and failed sign-ins are kept in web-sessions.sqlite \
-        beside the library (--state to choose), so a restart signs nobody out.
+        a proxy that does TLS. Sessions, failed sign-ins, calendar addresses and API tokens are \
+        kept where the library lives: in web-sessions.sqlite beside a library file (--state to \
+        choose), or in the database of a PostgreSQL library; so several servers share them and a \
+        restart signs nobody out.
+
+        The Settings page makes a calendar subscription address (webcal://HOST/calendar/SECRET.ics: \
+        what "passconduit calendar" writes, for calendar programs) and API tokens for the JSON API \
+        under /api/v1/ (Authorization: Bearer TOKEN; the passes as "list --json" and "show --json" \
+        write them).
 
         One line per request goes to standard output: method, route, status, time.
 
@@ -62,7 +69,7 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("One library per signed-in address: a file template with %{local} and %{domain}, or postgresql://… (the milter's library map).", valueName: "template"))
     var libraryMap: String?
 
-    @Option(name: .long, help: ArgumentHelp("The file that keeps sessions and failed sign-ins (default: web-sessions.sqlite beside the library).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The file that keeps sessions, failed sign-ins, calendar addresses and API tokens (default: web-sessions.sqlite beside a library file; a PostgreSQL library keeps them in its database).", valueName: "path"))
     var state: String?
 
     /// The IMAP sign-in's checker for an `--auth imap://…|imaps://…` value: MailboxLogin's

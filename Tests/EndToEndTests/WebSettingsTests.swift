@@ -325,6 +325,16 @@ final class WebSettingsTests: XCTestCase {
         let feed = try WebServeTests.curl(second.base + calendarPath)
         XCTAssertEqual(feed.status, 200, file: file, line: line)
         XCTAssertTrue(feed.text.contains("BEGIN:VEVENT"), feed.text, file: file, line: line)
+        // Revoked on the restarted server, the token and the address are nothing.
+        let settings = try WebServeTests.curl(second.base + "/settings", jar: jar)
+        let tokenID = try XCTUnwrap(settings.text.range(of: "/settings/tokens/").map { String(settings.text[$0.upperBound...].prefix(16)) },
+                                    file: file, line: line)
+        XCTAssertEqual(try WebServeTests.curl(second.base + "/settings/tokens/\(tokenID)/revoke", jar: jar, ["-d", "csrf=\(csrf)"]).status, 200,
+                       file: file, line: line)
+        XCTAssertEqual(try WebServeTests.curl(second.base + "/api/v1/passes", ["-H", "Authorization: Bearer \(token)"]).status, 401, file: file, line: line)
+        XCTAssertEqual(try WebServeTests.curl(second.base + "/settings/calendar", jar: jar, ["-d", "csrf=\(csrf)&action=revoke"]).status, 200,
+                       file: file, line: line)
+        XCTAssertEqual(try WebServeTests.curl(second.base + calendarPath).status, 404, file: file, line: line)
         // Signing out ends the session in the shared state: its cookie is nobody's afterwards.
         let cookie = try XCTUnwrap(try String(contentsOf: jar, encoding: .utf8).split(separator: "\n")
             .first { $0.contains("\tpcsid\t") }?.split(separator: "\t").last.map(String.init), file: file, line: line)
