@@ -41,6 +41,8 @@ struct WebPages {
                 return try await download(String(name.dropLast(".pkpass".count)), attachment: query["download"] != nil)
             }
             return try await passPage(String(name))
+        case (3, "passes") where segments[2] == "update" && !get:
+            return try await checkForUpdate(String(segments[1]))
         case (3, "passes") where segments[2] == "remove":
             return try await remove(String(segments[1]), confirmed: !get)
         case (1, "offers"):
@@ -204,6 +206,7 @@ struct WebPages {
         <a class="button danger" href="/passes/\(hash)/remove">Remove…</a></p>
 
         """
+        if verdict.pass?.canUpdate == true { h += updateForm(hash) }
         h += "<section aria-labelledby=\"origin\"><h2 id=\"origin\">Where it came from</h2><dl>\n"
         if let source = pass.source {
             if let subject = source.subject { h += "<dt>Message</dt><dd dir=\"auto\">\(Self.e(subject))</dd>\n" }

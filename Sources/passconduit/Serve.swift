@@ -5,6 +5,7 @@ import Foundation
 import LibraryRoot
 import MailboxLogin
 import PassStore
+import PassUpdate
 import PassWeb
 import WalletPass
 
@@ -118,6 +119,11 @@ struct Serve: ParsableCommand {
             }
             web = WebConfiguration(setup: context.setup, opener: try context.opener(), libraries: libraries,
                                    barcode: { CardBarcodeSource.barcode(for: $0) }, state: webState)
+            let updates = UpdateClient(context: context)
+            let updateOpener = try context.opener()
+            web.checkForUpdate = { library, id in
+                try await updates.check(id, in: library, opener: updateOpener)
+            }
             web.listen = listenAddress
             web.signIn = signIn
             if let tlsCert, let tlsKey { web.tls = (tlsCert, tlsKey) }
@@ -144,6 +150,7 @@ struct Serve: ParsableCommand {
                 done.signal()
             }
             done.wait()
+            try? Blocking.run { await updates.shutdown() }
             if let error = outcome.get() { throw error }
             return .success
         }
@@ -233,5 +240,52 @@ struct Serve: ParsableCommand {
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/state")
         return (stateHome as NSString).appendingPathComponent("passconduit/web-sessions.sqlite")
+    }
+}
+
+/// The PassKit web-service client behind the wallet's "Check for update" button: made on the
+/// first check (as `update` makes it), shut down when the server stops.
+final class UpdateClient: @unchecked Sendable {
+    private let lock = NSLock()
+    private var client: WebServiceClient?
+    private let settings: WebServiceClient.Settings
+
+    init(context: Context) {
+        var settings = WebServiceClient.Settings()
+        settings.maxBodyBytes = context.limits.pass.maxArchiveBytes
+        settings.proxy = ProxySettings(environment: context.environment)
+        self.settings = settings
+    }
+
+    func get() throws -> WebServiceClient {
+        try lock.withLock {
+            if let client { return client }
+            let made = try WebServiceClient(settings: settings)
+            client = made
+            return made
+        }
+    }
+
+    /// `passconduit update ID`'s check of one pass, and its sentence as `update` prints it.
+    func check(_ id: PassID, in library: any PassLibraryBackend, opener: PassOpener) async throws -> String {
+        var request = UpdateRequest()
+        request.ids = [id]
+        request.timeLimit = 60
+        let outcomes = try await UpdateRun(library: library, opener: opener, client: try get()).run(request)
+        guard let outcome = outcomes.first else { return "\(id): this pass has no web service to check." }
+        return UpdateOutcomeText.line(outcome, terminal: Terminal(plain: ()), verbose: false)
+    }
+
+    func shutdown() async {
+        guard let client = lock.withLock({ self.client }) else { return }
+        await client.shutdown()
+    }
+}
+
+extension Terminal {
+    /// No colour: text for a web page.
+    init(plain: ()) {
+        colour = false
+        verbose = false
     }
 }
