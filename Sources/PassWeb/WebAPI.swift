@@ -32,7 +32,7 @@ extension WebApp {
     /// The API's answer to `request`, or nil when its path is not under `/api/`.
     func api(_ request: Request, segments: [Substring]) async -> Answer? {
         guard segments.first == "api" else { return nil }
-        var route = "/api"
+        var route = Self.apiPattern(segments)
         do {
             let (pattern, answer) = try await apiRoute(request, segments: segments, route: &route)
             return Answer(route: pattern, response: answer)
@@ -58,6 +58,19 @@ extension WebApp {
         } catch {
             return Answer(route: route, response: Self.json(.internalServerError, Self.errorJSON("internal",
                 "The wallet could not answer this request. Nothing was changed.")))
+        }
+    }
+
+    /// The route pattern the log names an API request by (its hash or number left out).
+    static func apiPattern(_ segments: [Substring]) -> String {
+        let path = segments.dropFirst(2)
+        guard segments.count >= 3, segments[1] == "v1" else { return "/api" }
+        switch (path.count, path.first ?? "") {
+        case (1, "passes"): return "/api/v1/passes"
+        case (2, "passes"): return path.last!.hasSuffix(".pkpass") ? "/api/v1/passes/{sha256}.pkpass" : "/api/v1/passes/{sha256}"
+        case (1, "offers"): return "/api/v1/offers"
+        case (3, "offers") where path.last == "accept" || path.last == "decline": return "/api/v1/offers/{number}/" + path.last!
+        default: return "/api/v1"
         }
     }
 

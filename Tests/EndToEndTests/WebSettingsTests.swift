@@ -281,7 +281,8 @@ final class WebSettingsTests: XCTestCase {
         XCTAssertEqual(Self.errorCode(after), "invalid-token")
         XCTAssertEqual(try curl(server.base + "/api/v1/passes", asBob).status, 200, "Bob's token still works")
 
-        // No token in the log; routes by pattern.
+        // No token in the log; routes by pattern, refused ones too.
+        XCTAssertTrue(server.text.contains("GET /api/v1/passes 401"), server.text)
         XCTAssertFalse(server.text.contains(aliceToken) || server.text.contains(bobToken), server.text)
         XCTAssertTrue(server.text.contains("GET /api/v1/passes/{sha256} "), server.text)
         XCTAssertFalse(server.text.contains(aliceHash), server.text)
