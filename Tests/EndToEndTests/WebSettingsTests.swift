@@ -238,6 +238,12 @@ final class WebSettingsTests: XCTestCase {
         XCTAssertEqual(Self.errorCode(badJSON), "bad-json")
         let notAPass = try curl(server.base + "/api/v1/passes", asAlice + ["--data-binary", "@" + big.path])
         XCTAssertEqual(notAPass.status, 400, notAPass.text)
+        // A body over the pass size limit (32 MB): 413 before it is read.
+        let huge = sandbox.dir.appendingPathComponent("huge.pkpass")
+        try Data([0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 0, count: 33 << 20)).write(to: huge)
+        let hugeAnswer = try curl(server.base + "/api/v1/passes", asAlice + ["--data-binary", "@" + huge.path])
+        XCTAssertEqual(hugeAnswer.status, 413, hugeAnswer.text)
+        try? FileManager.default.removeItem(at: huge)
         XCTAssertEqual((Self.json(try curl(server.base + "/api/v1/offers", asAlice)) as? [Any])?.count, 2, "nothing changed")
 
         // Accept one offer, decline the other, as add --offer and offers --decline do.
