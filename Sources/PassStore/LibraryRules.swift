@@ -21,6 +21,12 @@ package enum LibraryRules {
                 throw LibraryError(.refused, "\(operation): \(r.id) is untrusted (its signer does not chain to a trusted root); it is stored only when the user allows untrusted passes",
                                    path: path)
             }
+        case "unsigned":
+            // A pass nobody signed (KDE Itinerary's, a converter's): only by the user's explicit consent.
+            guard allowUntrusted else {
+                throw LibraryError(.refused, "\(operation): \(r.id) is unsigned (nobody vouches for who issued it); it is stored only when the user allows unsigned passes",
+                                   path: path)
+            }
         case "invalid":
             throw LibraryError(.refused, "\(operation): \(r.id) is invalid and is never stored", path: path)
         default:

@@ -7,7 +7,7 @@ enum LibrarySchema {
     /// another program's database and is never touched.
     static let applicationID: Int32 = 0x5043_4C42
     /// `PRAGMA user_version` after the newest migration this build knows.
-    static let userVersion: Int32 = 2
+    static let userVersion: Int32 = 3
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -16,6 +16,9 @@ enum LibrarySchema {
         }
         migrator.registerMigration("v2-field-changes-web-service") { db in
             try db.execute(sql: v2)
+        }
+        migrator.registerMigration("v3-unsigned-passes") { db in
+            try db.execute(sql: v3)
         }
         return migrator
     }
@@ -165,5 +168,72 @@ enum LibrarySchema {
             PRIMARY KEY (webServiceURL, passTypeIdentifier)
         );
         PRAGMA user_version = 2;
+        """
+
+    /// Issue 26 item 15: a pass with no signature, kept by the user's --allow-unsigned, is stored
+    /// as `unsigned`. SQLite cannot alter a CHECK, so both tables are rebuilt with every row
+    /// (offers stay valid or untrusted: the filter never offers an unsigned pass).
+    static let v3 = """
+        CREATE TABLE pass_v3 (
+            id INTEGER PRIMARY KEY,
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            teamIdentifier TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('valid', 'untrusted', 'unsigned')),
+            sha256 TEXT NOT NULL REFERENCES pass_blob(sha256),
+            byteCount INTEGER NOT NULL,
+            organizationName TEXT NOT NULL,
+            description TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            relevantDate REAL,
+            expirationDate REAL,
+            voided INTEGER NOT NULL CHECK (voided IN (0, 1)),
+            signerSubject TEXT,
+            signingTime REAL,
+            fields TEXT NOT NULL,
+            sourceMessageID TEXT,
+            sourceSubject TEXT,
+            sourceFile TEXT,
+            sourceReceivedAt REAL,
+            addedAt REAL NOT NULL,
+            updatedAt REAL NOT NULL,
+            UNIQUE (passTypeIdentifier, serialNumber)
+        );
+        INSERT INTO pass_v3 SELECT * FROM pass;
+        DROP TABLE pass;
+        ALTER TABLE pass_v3 RENAME TO pass;
+        CREATE INDEX pass_by_sha256 ON pass(sha256);
+        CREATE INDEX pass_by_relevance ON pass(relevantDate, addedAt);
+        CREATE TABLE pass_version_v3 (
+            id INTEGER PRIMARY KEY,
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            teamIdentifier TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('valid', 'untrusted', 'unsigned')),
+            sha256 TEXT NOT NULL REFERENCES pass_blob(sha256),
+            byteCount INTEGER NOT NULL,
+            organizationName TEXT NOT NULL,
+            description TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            relevantDate REAL,
+            expirationDate REAL,
+            voided INTEGER NOT NULL CHECK (voided IN (0, 1)),
+            signerSubject TEXT,
+            signingTime REAL,
+            fields TEXT NOT NULL,
+            sourceMessageID TEXT,
+            sourceSubject TEXT,
+            sourceFile TEXT,
+            sourceReceivedAt REAL,
+            addedAt REAL NOT NULL,
+            updatedAt REAL NOT NULL,
+            replacedAt REAL NOT NULL
+        );
+        INSERT INTO pass_version_v3 SELECT * FROM pass_version;
+        DROP TABLE pass_version;
+        ALTER TABLE pass_version_v3 RENAME TO pass_version;
+        CREATE INDEX pass_version_by_pass ON pass_version(passTypeIdentifier, serialNumber, id);
+        CREATE INDEX pass_version_by_sha256 ON pass_version(sha256);
+        PRAGMA user_version = 3;
         """
 }

@@ -15,6 +15,7 @@ enum PostgresSchema {
 
     static let migrations: [(version: Int, name: String, sql: String)] = [
         (1, "v1-users-passes-offers-changes-web-service", v1),
+        (2, "v2-unsigned-passes", v2),
     ]
 
     static var newest: Int { migrations.last!.version }
@@ -170,5 +171,14 @@ enum PostgresSchema {
             tag text NOT NULL,
             PRIMARY KEY ("user", web_service_url, pass_type_identifier)
         );
+        """
+
+    /// Issue 26 item 15: a pass with no signature, kept by the user's --allow-unsigned, is stored
+    /// as `unsigned` (offers stay valid or untrusted: the filter never offers an unsigned pass).
+    static let v2 = """
+        ALTER TABLE passconduit.pass DROP CONSTRAINT pass_status_check;
+        ALTER TABLE passconduit.pass ADD CONSTRAINT pass_status_check CHECK (status IN ('valid', 'untrusted', 'unsigned'));
+        ALTER TABLE passconduit.pass_version DROP CONSTRAINT pass_version_status_check;
+        ALTER TABLE passconduit.pass_version ADD CONSTRAINT pass_version_status_check CHECK (status IN ('valid', 'untrusted', 'unsigned'))
         """
 }

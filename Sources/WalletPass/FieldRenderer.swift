@@ -42,15 +42,18 @@ enum FieldRenderer {
 
     private static func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
 
-    /// Short "2026-06-12", medium "12 Jun 2026", long/full "12 June 2026"; time "20:00", long/full
-    /// adds the zone ("20:00 +02:00").
+    private static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+    /// Short "2026-06-12", medium "12 Jun 2026", long "12 June 2026", full with its weekday ("Friday,
+    /// 12 June 2026", as Wallet shows it); time "20:00", long/full adds the zone ("20:00 +02:00").
     static func format(_ d: PassDate, dateStyle: String?, timeStyle: String?) -> String {
         let p = d.localParts
         var parts: [String] = []
         switch dateStyle {
         case "PKDateStyleShort": parts.append("\(p.year)-\(two(p.month))-\(two(p.day))")
         case "PKDateStyleMedium": parts.append("\(p.day) \(months[p.month - 1].prefix(3)) \(p.year)")
-        case "PKDateStyleLong", "PKDateStyleFull": parts.append("\(p.day) \(months[p.month - 1]) \(p.year)")
+        case "PKDateStyleLong": parts.append("\(p.day) \(months[p.month - 1]) \(p.year)")
+        case "PKDateStyleFull": parts.append("\(weekdays[d.weekday]), \(p.day) \(months[p.month - 1]) \(p.year)")
         default: break
         }
         switch timeStyle {
@@ -70,12 +73,44 @@ enum FieldRenderer {
         }
         switch numberStyle {
         case "PKNumberStylePercent": return JSONValue.format((n * 100 * 1e6).rounded() / 1e6) + "%"
+        case "PKNumberStyleSpellOut": return spellOut(n) ?? JSONValue.format(n)
         case "PKNumberStyleScientific":
             guard n != 0, n.isFinite else { return JSONValue.format(n) }
             let exponent = Int((log10Approx(abs(n))).rounded(.down))
             return JSONValue.format((n / pow10(exponent) * 1e6).rounded() / 1e6) + "E\(exponent)"
         default: return JSONValue.format(n)
         }
+    }
+
+    private static let ones = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                               "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+    private static let tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    private static let scales: [(Int64, String)] = [(1_000_000_000_000, "trillion"), (1_000_000_000, "billion"),
+                                                    (1_000_000, "million"), (1_000, "thousand")]
+
+    /// `PKNumberStyleSpellOut` in English words, as NumberFormatter's `.spellOut` writes them for
+    /// "en": 200 "two hundred", 1234 "one thousand two hundred thirty-four", -3.25 "minus three point
+    /// two five". nil past a quadrillion or for a number that is not finite (shown as digits).
+    static func spellOut(_ n: Double) -> String? {
+        guard n.isFinite, abs(n) < 1e15 else { return nil }
+        let text = JSONValue.format(abs(n))
+        let pieces = text.split(separator: ".", maxSplits: 1)
+        guard let whole = Int64(pieces[0]) else { return nil }
+        var words = (n < 0 ? "minus " : "") + integerWords(whole)
+        if pieces.count == 2 {
+            words += " point " + pieces[1].compactMap { $0.wholeNumberValue.map { ones[$0] } }.joined(separator: " ")
+        }
+        return words
+    }
+
+    private static func integerWords(_ n: Int64) -> String {
+        if n < 20 { return ones[Int(n)] }
+        if n < 100 { return tens[Int(n / 10)] + (n % 10 == 0 ? "" : "-" + ones[Int(n % 10)]) }
+        if n < 1000 { return ones[Int(n / 100)] + " hundred" + (n % 100 == 0 ? "" : " " + integerWords(n % 100)) }
+        for (scale, name) in scales where n >= scale {
+            return integerWords(n / scale) + " " + name + (n % scale == 0 ? "" : " " + integerWords(n % scale))
+        }
+        return String(n)
     }
 
     private static func decimals(_ n: Double, _ places: Int) -> String {

@@ -83,6 +83,14 @@ package struct PassDate: Sendable, Equatable {
         return (Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min))
     }
 
+    /// The day of the week in the written zone (UTC if none): 0 is Sunday.
+    var weekday: Int {
+        var t = time_t((date.timeIntervalSince1970 + Double(utcOffset ?? 0)).rounded(.down))
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return Int(parts.tm_wday)
+    }
+
     /// "+02:00", "Z"-zones as "UTC", nothing when no zone was written.
     var zoneText: String {
         guard let utcOffset else { return "" }

@@ -12,8 +12,11 @@ struct Add: ParsableCommand {
         discussion: """
         The add flow shows each pass found in the inputs and asks "Add to your library? [y/N]". \
         A pass already in the library is left alone; a newer version of one is offered as an \
-        update with the changed fields listed; an older version, an invalid pass, or (without \
-        --allow-untrusted) a pass signed by someone your trust store does not know is not added.
+        update with the changed fields listed; an older version, an invalid pass, (without \
+        --allow-untrusted) a pass signed by someone your trust store does not know, or (without \
+        --allow-unsigned) a pass with no signature at all is not added. An unsigned pass that is \
+        kept (KDE Itinerary's test passes, one made by a converter) says "unsigned" in list and \
+        show and carries a red "not verified" band on its card; the delivery filter never offers one.
 
         Without a terminal to ask on, nothing is added unless --yes is given.
         --offer and --offers accept passes the delivery filter staged (see "passconduit offers").
@@ -37,6 +40,9 @@ struct Add: ParsableCommand {
 
     @Flag(name: .long, help: "Also add passes whose signer your trust store does not know.")
     var allowUntrusted = false
+
+    @Flag(name: .long, help: "Also add passes that have no signature at all (kept as \"unsigned\").")
+    var allowUnsigned = false
 
     @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Accept staged offers by number.", valueName: "id"))
     var offer: [Int64] = []
@@ -69,6 +75,7 @@ struct Add: ParsableCommand {
             let context = try Context(global)
             let library = try context.library()
             var flow = AddSession(context: context, library: library, yes: yes, allowUntrusted: allowUntrusted)
+            flow.allowUnsigned = allowUnsigned
             flow.attachment = attachment
             if offers || !offer.isEmpty {
                 return try flow.reviewOffers(offers ? nil : offer)
@@ -84,6 +91,11 @@ struct AddSession {
     let library: any PassLibraryBackend
     let yes: Bool
     let allowUntrusted: Bool
+    /// `--allow-unsigned`: a pass with no signature is kept, as "unsigned".
+    var allowUnsigned = false
+    /// The library's consent flag: the user allowed a pass nobody trusted vouches for (the intake
+    /// decided above which kind; the library refuses both without it).
+    var libraryConsent: Bool { allowUntrusted || allowUnsigned }
     let prompt = Prompt()
     var card: PassCard { PassCard(terminal: context.terminal) }
     /// `--attachment`: what a mail client's temporary file was (it is deleted once the client returns).
@@ -221,7 +233,7 @@ struct AddSession {
         if found.library == .update, let record = found.record {
             stored = try guarded { [library] in try await library.pass(record.id) }
         }
-        switch Intake(.user(allowUntrusted: allowUntrusted)).decide(.init(found.verdict, record: found.record),
+        switch Intake(.user(allowUntrusted: allowUntrusted, allowUnsigned: allowUnsigned)).decide(.init(found.verdict, record: found.record),
                                                                      state: found.library, stored: stored) {
         case .refuse(_, let message, _):
             print(TerminalText.line(message))
@@ -233,11 +245,11 @@ struct AddSession {
         case .add:
             guard let record = found.record, try ask("Add to your library?") else { return }
             if let offerID {
-                _ = try guarded { [library, allowUntrusted] in try await library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
+                _ = try guarded { [library, libraryConsent] in try await library.acceptOffer(offerID, record: record, allowUntrusted: libraryConsent) }
             } else {
                 // Another process (a second `add` of the same pass, the filter) may have stored
                 // these bytes since the scan: then this run added nothing and says so.
-                let added = try guarded { [library, allowUntrusted] in try await library.addIfNew(record, allowUntrusted: allowUntrusted) }
+                let added = try guarded { [library, libraryConsent] in try await library.addIfNew(record, allowUntrusted: libraryConsent) }
                 guard added != nil else {
                     print("Already in your library.")
                     return
@@ -250,9 +262,9 @@ struct AddSession {
             printChanges(changes)
             guard try ask("Update the pass in your library?", declined: "Not updated") else { return }
             if let offerID {
-                _ = try guarded { [library, allowUntrusted] in try await library.acceptOffer(offerID, record: record, allowUntrusted: allowUntrusted) }
+                _ = try guarded { [library, libraryConsent] in try await library.acceptOffer(offerID, record: record, allowUntrusted: libraryConsent) }
             } else {
-                _ = try guarded { [library, allowUntrusted] in try await library.replace(with: record, allowUntrusted: allowUntrusted) }
+                _ = try guarded { [library, libraryConsent] in try await library.replace(with: record, allowUntrusted: libraryConsent) }
             }
             print(context.terminal.green("Updated") + " in your library.")
         }

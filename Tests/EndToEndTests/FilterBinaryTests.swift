@@ -36,6 +36,20 @@ final class FilterBinaryTests: XCTestCase {
         assertTempFail(try FilterRun.filter(plain, arguments: ["--frobnicate", "--fail-closed"]))
     }
 
+    /// `--help` always answers a person: on stdout with 0 when a terminal is at either end, on stderr with 75 (the
+    /// message stays with the host) when both ends are pipes, as on a mail host whose recipe says --help by mistake.
+    func testHelpIsShownWithoutATerminalAndNeverReplacesTheMessage() throws {
+        let piped = try FilterRun.filter(plain, arguments: ["--help"])
+        XCTAssertEqual(piped.status, 75)
+        XCTAssertTrue(piped.stdout.isEmpty)
+        XCTAssertTrue(String(decoding: piped.stderr, as: UTF8.self).contains("--on-library-error"), String(decoding: piped.stderr, as: UTF8.self))
+        let out = FilterRun.directory("help").appendingPathComponent("pty.out")
+        let command = "'\(Binary.url.path)' filter --help < /dev/null"
+        let onTerminal = try HandOn.run("/usr/bin/script", ["-qec", command, out.path])
+        XCTAssertEqual(onTerminal.status, 0, onTerminal.stderr)
+        XCTAssertTrue(try String(contentsOf: out, encoding: .utf8).contains("--on-library-error"))
+    }
+
     func testBrokenConfigPassesTheMessageOrFailsClosed() throws {
         let home = FilterRun.directory("home")
         let config = home.appendingPathComponent("config/passconduit/config.toml")

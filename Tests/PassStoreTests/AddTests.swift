@@ -5,137 +5,161 @@ import XCTest
 
 final class AddTests: XCTestCase {
     func testAddStoresTheMetadataAndExportIsByteIdentical() throws {
-        // Given a real pass
-        let clock = SteppingClock(start: 1_750_000_000)
-        let library = try makeLibrary(TempDir(), clock: clock)
-        let record = try Fixture.sata()
-        // When it is added
-        let stored = try library.add(record)
-        // Then its metadata, source and fields are kept, and export gives back the same bytes
-        XCTAssertEqual(stored.id, record.id)
-        XCTAssertEqual(stored.sha256, "0fea1571c88a20dea147afa12bb0ddeaab7b41e037a672864cc01d54c74c03dd")
-        XCTAssertEqual(stored.byteCount, 27355)
-        XCTAssertEqual(stored.organizationName, "SATA")
-        XCTAssertEqual(stored.description, "SATA Boarding Pass")
-        XCTAssertEqual(stored.kind, "boardingPass")
-        XCTAssertEqual(stored.teamIdentifier, "L7R69DBD7T")
-        XCTAssertEqual(stored.status, "valid")
-        XCTAssertEqual(stored.relevantDate, record.relevantDate)
-        XCTAssertNil(stored.expirationDate)
-        XCTAssertFalse(stored.voided)
-        XCTAssertEqual(stored.signerSubject, record.signerSubject)
-        XCTAssertEqual(stored.signingTime, record.signingTime)
-        XCTAssertEqual(stored.fields, record.fields)
-        XCTAssertEqual(stored.source, record.source)
-        XCTAssertEqual(stored.addedAt, Date(timeIntervalSince1970: 1_750_000_001))
-        XCTAssertEqual(stored.updatedAt, stored.addedAt)
-        XCTAssertEqual(stored.previousVersions, 0)
-        XCTAssertEqual(try library.export(record.id), record.bytes)
-        assertSound(library)
+        eachBackend { b in
+            // Given a real pass
+            let clock = SteppingClock(start: 1_750_000_000)
+            let library = try b.library(clock: clock)
+            let record = try Fixture.sata()
+            // When it is added
+            let stored = try library.add(record)
+            // Then its metadata, source and fields are kept, and export gives back the same bytes
+            XCTAssertEqual(stored.id, record.id)
+            XCTAssertEqual(stored.sha256, "0fea1571c88a20dea147afa12bb0ddeaab7b41e037a672864cc01d54c74c03dd")
+            XCTAssertEqual(stored.byteCount, 27355)
+            XCTAssertEqual(stored.organizationName, "SATA")
+            XCTAssertEqual(stored.description, "SATA Boarding Pass")
+            XCTAssertEqual(stored.kind, "boardingPass")
+            XCTAssertEqual(stored.teamIdentifier, "L7R69DBD7T")
+            XCTAssertEqual(stored.status, "valid")
+            XCTAssertEqual(stored.relevantDate, record.relevantDate)
+            XCTAssertNil(stored.expirationDate)
+            XCTAssertFalse(stored.voided)
+            XCTAssertEqual(stored.signerSubject, record.signerSubject)
+            XCTAssertEqual(stored.signingTime, record.signingTime)
+            XCTAssertEqual(stored.fields, record.fields)
+            XCTAssertEqual(stored.source, record.source)
+            XCTAssertEqual(stored.addedAt, Date(timeIntervalSince1970: 1_750_000_001))
+            XCTAssertEqual(stored.updatedAt, stored.addedAt)
+            XCTAssertEqual(stored.previousVersions, 0)
+            XCTAssertEqual(try library.export(record.id), record.bytes)
+            assertSound(library)
+        }
     }
 
     func testInvalidPassIsRefused() throws {
-        let library = try makeLibrary(TempDir())
-        assertLibraryError(.refused, try library.add(Synthetic.record("1", status: "invalid"), allowUntrusted: true))
-        XCTAssertEqual(try library.passes(), [])
-        XCTAssertEqual(try library.changes(after: 0), [])
+        eachBackend { b in
+            let library = try b.library()
+            assertLibraryError(.refused, try library.add(Synthetic.record("1", status: "invalid"), allowUntrusted: true))
+            XCTAssertEqual(try library.passes(), [])
+            XCTAssertEqual(try library.changes(after: 0), [])
+        }
     }
 
     func testUntrustedPassNeedsConsent() throws {
-        let library = try makeLibrary(TempDir())
-        let record = Synthetic.record("1", status: "untrusted")
-        assertLibraryError(.refused, try library.add(record))
-        XCTAssertEqual(try library.contains(record), .new)
-        XCTAssertEqual(try library.add(record, allowUntrusted: true).status, "untrusted")
+        eachBackend { b in
+            let library = try b.library()
+            let record = Synthetic.record("1", status: "untrusted")
+            assertLibraryError(.refused, try library.add(record))
+            XCTAssertEqual(try library.contains(record), .new)
+            XCTAssertEqual(try library.add(record, allowUntrusted: true).status, "untrusted")
+        }
     }
 
     func testUnknownStatusIsRefused() throws {
-        let library = try makeLibrary(TempDir())
-        assertLibraryError(.refused, try library.add(Synthetic.record("1", status: "VALID")))
+        eachBackend { b in
+            let library = try b.library()
+            assertLibraryError(.refused, try library.add(Synthetic.record("1", status: "VALID")))
+        }
     }
 
     func testDigestThatDoesNotMatchTheBytesIsRefused() throws {
-        let library = try makeLibrary(TempDir())
-        var record = try Fixture.sata()
-        record.sha256 = try Fixture.skyport().sha256
-        assertLibraryError(.refused, try library.add(record))
-        record.sha256 = "not hex"
-        assertLibraryError(.refused, try library.add(record))
+        eachBackend { b in
+            let library = try b.library()
+            var record = try Fixture.sata()
+            record.sha256 = try Fixture.skyport().sha256
+            assertLibraryError(.refused, try library.add(record))
+            record.sha256 = "not hex"
+            assertLibraryError(.refused, try library.add(record))
+        }
     }
 
     /// The opener's hash is a proof only for the very bytes it hashed: a record whose bytes or
     /// digest changed after it was made is hashed and checked again.
     func testAHashedBytesProofCoversOnlyTheBytesItHashed() throws {
-        let library = try makeLibrary(TempDir())
-        var record = try Fixture.sata()
-        let proof = HashedBytes(record.bytes)
-        XCTAssertEqual(proof.sha256, record.sha256)
-        XCTAssertTrue(proof.proves(record.sha256, for: record.bytes))
-        XCTAssertFalse(proof.proves(try Fixture.skyport().sha256, for: record.bytes), "another digest")
-        XCTAssertFalse(proof.proves(record.sha256, for: Array(record.bytes.dropLast())), "other bytes")
-        XCTAssertFalse(proof.proves(record.sha256, for: record.bytes.map { $0 }), "equal bytes in other storage are not proven, only rehashed")
+        eachBackend { b in
+            let library = try b.library()
+            var record = try Fixture.sata()
+            let proof = HashedBytes(record.bytes)
+            XCTAssertEqual(proof.sha256, record.sha256)
+            XCTAssertTrue(proof.proves(record.sha256, for: record.bytes))
+            XCTAssertFalse(proof.proves(try Fixture.skyport().sha256, for: record.bytes), "another digest")
+            XCTAssertFalse(proof.proves(record.sha256, for: Array(record.bytes.dropLast())), "other bytes")
+            XCTAssertFalse(proof.proves(record.sha256, for: record.bytes.map { $0 }), "equal bytes in other storage are not proven, only rehashed")
 
-        // A wrong digest with a proof of the right one: refused.
-        var wrong = record
-        wrong.hashed = proof
-        wrong.sha256 = try Fixture.skyport().sha256
-        assertLibraryError(.refused, try library.add(wrong))
-        // The bytes changed after hashing (the array copies on write): refused, not waved through.
-        var changed = record
-        changed.hashed = proof
-        changed.bytes[changed.bytes.count / 2] ^= 0xFF
-        XCTAssertFalse(proof.proves(changed.sha256, for: changed.bytes))
-        assertLibraryError(.refused, try library.add(changed))
-        // The proven record itself is stored.
-        record.hashed = proof
-        XCTAssertNoThrow(try library.add(record))
+            // A wrong digest with a proof of the right one: refused.
+            var wrong = record
+            wrong.hashed = proof
+            wrong.sha256 = try Fixture.skyport().sha256
+            assertLibraryError(.refused, try library.add(wrong))
+            // The bytes changed after hashing (the array copies on write): refused, not waved through.
+            var changed = record
+            changed.hashed = proof
+            changed.bytes[changed.bytes.count / 2] ^= 0xFF
+            XCTAssertFalse(proof.proves(changed.sha256, for: changed.bytes))
+            assertLibraryError(.refused, try library.add(changed))
+            // The proven record itself is stored.
+            record.hashed = proof
+            XCTAssertNoThrow(try library.add(record))
+        }
     }
 
     func testPassLargerThanTheLimitIsRefused() throws {
-        let library = try makeLibrary(TempDir()) { $0.maxPassBytes = 10_000 }
-        assertLibraryError(.refused, try library.add(Synthetic.record("big", size: 10_001)))
-        XCTAssertNoThrow(try library.add(Synthetic.record("fits", size: 10_000)))
+        eachBackend { b in
+            let library = try b.library() { $0.maxPassBytes = 10_000 }
+            assertLibraryError(.refused, try library.add(Synthetic.record("big", size: 10_001)))
+            XCTAssertNoThrow(try library.add(Synthetic.record("fits", size: 10_000)))
+        }
     }
 
     func testIdentityWithoutSerialOrWithSlashInTypeIsRefused() throws {
-        let library = try makeLibrary(TempDir())
-        assertLibraryError(.refused, try library.add(Synthetic.record("pass.a", "")))
-        assertLibraryError(.refused, try library.add(Synthetic.record("", "1")))
-        assertLibraryError(.refused, try library.add(Synthetic.record("pass/a", "1")))
+        eachBackend { b in
+            let library = try b.library()
+            assertLibraryError(.refused, try library.add(Synthetic.record("pass.a", "")))
+            assertLibraryError(.refused, try library.add(Synthetic.record("", "1")))
+            assertLibraryError(.refused, try library.add(Synthetic.record("pass/a", "1")))
+        }
     }
 
     func testAddingTheSameBytesAgainReturnsTheStoredPassAndLogsOnce() throws {
-        let library = try makeLibrary(TempDir())
-        let first = try library.add(try Fixture.sata())
-        let second = try library.add(try Fixture.sata())
-        XCTAssertEqual(first, second)
-        XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.add])
+        eachBackend { b in
+            let library = try b.library()
+            let first = try library.add(try Fixture.sata())
+            let second = try library.add(try Fixture.sata())
+            XCTAssertEqual(first, second)
+            XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.add])
+        }
     }
 
     func testAddingOtherContentUnderAStoredIdIsExists() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 1))
-        assertLibraryError(.exists, try library.add(Synthetic.record("1", version: 2)))
-        XCTAssertEqual(try library.pass(PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "1"))?.description,
-                       "Pass 1 v1")
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 1))
+            assertLibraryError(.exists, try library.add(Synthetic.record("1", version: 2)))
+            XCTAssertEqual(try library.pass(PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "1"))?.description,
+                           "Pass 1 v1")
+        }
     }
 
     func testAddSettlesAPendingOfferOfTheSameBytes() throws {
-        let library = try makeLibrary(TempDir())
-        try library.stageOffer(try Fixture.sata())
-        try library.add(try Fixture.sata())
-        XCTAssertEqual(try library.offers(), [])
-        assertSound(library)
+        eachBackend { b in
+            let library = try b.library()
+            try library.stageOffer(try Fixture.sata())
+            try library.add(try Fixture.sata())
+            XCTAssertEqual(try library.offers(), [])
+            assertSound(library)
+        }
     }
 
     func testUnicodeIdentityAndTextRoundTrip() throws {
-        let library = try makeLibrary(TempDir())
-        var record = Synthetic.record("pass.example.ünï", "séríal/with slash 🎫")
-        record.organizationName = "Café Zürich"
-        record.fields = [StoredField(key: "name", label: "Név", value: "Árvíztűrő tükörfúrógép")]
-        let stored = try library.add(record)
-        XCTAssertEqual(stored.organizationName, "Café Zürich")
-        XCTAssertEqual(stored.fields, record.fields)
-        XCTAssertEqual(try library.resolve("pass.example.ünï/séríal/with slash 🎫"), record.id)
+        eachBackend { b in
+            let library = try b.library()
+            var record = Synthetic.record("pass.example.ünï", "séríal/with slash 🎫")
+            record.organizationName = "Café Zürich"
+            record.fields = [StoredField(key: "name", label: "Név", value: "Árvíztűrő tükörfúrógép")]
+            let stored = try library.add(record)
+            XCTAssertEqual(stored.organizationName, "Café Zürich")
+            XCTAssertEqual(stored.fields, record.fields)
+            XCTAssertEqual(try library.resolve("pass.example.ünï/séríal/with slash 🎫"), record.id)
+        }
     }
 }

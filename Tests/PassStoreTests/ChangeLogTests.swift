@@ -4,87 +4,99 @@ import XCTest
 
 final class ChangeLogTests: XCTestCase {
     func testEveryKindOfWriteIsLoggedInOrderWithGrowingSequenceNumbers() throws {
-        // Given one of each write
-        let clock = SteppingClock(start: 1_750_000_000)
-        let library = try makeLibrary(TempDir(), clock: clock)
-        let id = PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "1")
-        try library.add(Synthetic.record("1", version: 1))
-        try library.replace(with: Synthetic.record("1", version: 2))
-        try library.revert(id)
-        try library.remove(id)
-        let offer = try library.stageOffer(Synthetic.record("2"))
-        try library.declineOffer(offer.offerID)
-        // Then the log has them all, in order, with the digest each one concerns
-        let log = try library.changes(after: 0)
-        XCTAssertEqual(log.map(\.kind), [.add, .replace, .revert, .remove, .offer, .decline])
-        XCTAssertEqual(log.map(\.sequence), Array(1...6))
-        XCTAssertEqual(log.map(\.sha256), [Synthetic.record("1", version: 1).sha256, Synthetic.record("1", version: 2).sha256,
-                                           Synthetic.record("1", version: 1).sha256, Synthetic.record("1", version: 1).sha256,
-                                           Synthetic.record("2").sha256, Synthetic.record("2").sha256])
-        XCTAssertEqual(log.map(\.passID.serialNumber), ["1", "1", "1", "1", "2", "2"])
-        XCTAssertTrue(zip(log, log.dropFirst()).allSatisfy { $0.at < $1.at })
-        XCTAssertEqual(try library.lastSequence(), 6)
-        assertSound(library)
+        eachBackend { b in
+            // Given one of each write
+            let clock = SteppingClock(start: 1_750_000_000)
+            let library = try b.library(clock: clock)
+            let id = PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "1")
+            try library.add(Synthetic.record("1", version: 1))
+            try library.replace(with: Synthetic.record("1", version: 2))
+            try library.revert(id)
+            try library.remove(id)
+            let offer = try library.stageOffer(Synthetic.record("2"))
+            try library.declineOffer(offer.offerID)
+            // Then the log has them all, in order, with the digest each one concerns
+            let log = try library.changes(after: 0)
+            XCTAssertEqual(log.map(\.kind), [.add, .replace, .revert, .remove, .offer, .decline])
+            XCTAssertEqual(log.map(\.sequence), Array(1...6))
+            XCTAssertEqual(log.map(\.sha256), [Synthetic.record("1", version: 1).sha256, Synthetic.record("1", version: 2).sha256,
+                                               Synthetic.record("1", version: 1).sha256, Synthetic.record("1", version: 1).sha256,
+                                               Synthetic.record("2").sha256, Synthetic.record("2").sha256])
+            XCTAssertEqual(log.map(\.passID.serialNumber), ["1", "1", "1", "1", "2", "2"])
+            XCTAssertTrue(zip(log, log.dropFirst()).allSatisfy { $0.at < $1.at })
+            XCTAssertEqual(try library.lastSequence(), 6)
+            assertSound(library)
+        }
     }
 
     func testChangesAfterReturnsOnlyLaterEntriesAndHonoursTheLimit() throws {
-        let library = try makeLibrary(TempDir())
-        for serial in 0..<10 { try library.add(Synthetic.record("\(serial)")) }
-        XCTAssertEqual(try library.changes(after: 7).map(\.sequence), [8, 9, 10])
-        XCTAssertEqual(try library.changes(after: 2, limit: 3).map(\.sequence), [3, 4, 5])
-        XCTAssertEqual(try library.changes(after: 10), [])
-        XCTAssertEqual(try library.changes(after: 0, limit: 0).count, 1)   // limit clamps to at least 1
+        eachBackend { b in
+            let library = try b.library()
+            for serial in 0..<10 { try library.add(Synthetic.record("\(serial)")) }
+            XCTAssertEqual(try library.changes(after: 7).map(\.sequence), [8, 9, 10])
+            XCTAssertEqual(try library.changes(after: 2, limit: 3).map(\.sequence), [3, 4, 5])
+            XCTAssertEqual(try library.changes(after: 10), [])
+            XCTAssertEqual(try library.changes(after: 0, limit: 0).count, 1)   // limit clamps to at least 1
+        }
     }
 
     func testAFollowerInAnotherConnectionSeesNewEntries() throws {
-        // Given a follower that read everything so far through its own connection
-        let dir = TempDir()
-        let writer = try makeLibrary(dir)
-        let follower = try makeLibrary(dir)
-        try writer.add(Synthetic.record("1"))
-        let seen = try follower.lastSequence()
-        // When another connection writes
-        try writer.stageOffer(Synthetic.record("2"))
-        // Then the follower gets exactly the new entry
-        XCTAssertEqual(try follower.changes(after: seen).map(\.kind), [.offer])
+        eachBackend { b in
+            // Given a follower that read everything so far through its own connection
+            let writer = try b.library()
+            let follower = try b.library()
+            try writer.add(Synthetic.record("1"))
+            let seen = try follower.lastSequence()
+            // When another connection writes
+            try writer.stageOffer(Synthetic.record("2"))
+            // Then the follower gets exactly the new entry
+            XCTAssertEqual(try follower.changes(after: seen).map(\.kind), [.offer])
+        }
     }
 
     func testEmptyLogHasSequenceZero() throws {
-        XCTAssertEqual(try makeLibrary(TempDir()).lastSequence(), 0)
+        eachBackend { b in
+            XCTAssertEqual(try b.library().lastSequence(), 0)
+        }
     }
 
     func testFailedWritesLeaveNoLogEntry() throws {
-        let library = try makeLibrary(TempDir())
-        assertLibraryError(.refused, try library.add(Synthetic.record("1", status: "invalid")))
-        assertLibraryError(.notFound, try library.remove(PassID(passTypeIdentifier: "pass.x", serialNumber: "1")))
-        XCTAssertEqual(try library.lastSequence(), 0)
+        eachBackend { b in
+            let library = try b.library()
+            assertLibraryError(.refused, try library.add(Synthetic.record("1", status: "invalid")))
+            assertLibraryError(.notFound, try library.remove(PassID(passTypeIdentifier: "pass.x", serialNumber: "1")))
+            XCTAssertEqual(try library.lastSequence(), 0)
+        }
     }
 }
 
 final class ChangeFollowTests: XCTestCase {
     func testWaitForChangesReturnsAsSoonAsAnotherConnectionWrites() throws {
-        // Given a follower waiting at the end of the log
-        let dir = TempDir()
-        let follower = try makeLibrary(dir)
-        let writer = try makeLibrary(dir)
-        let start = try follower.lastSequence()
-        // When another connection adds a pass 200 ms later
-        let thread = Thread {
-            usleep(200_000)
-            _ = try? writer.add(Synthetic.record("1"))
+        eachBackend { b in
+            // Given a follower waiting at the end of the log
+            let follower = try b.library()
+            let writer = try b.library()
+            let start = try follower.lastSequence()
+            // When another connection adds a pass 200 ms later
+            let thread = Thread {
+                usleep(200_000)
+                _ = try? writer.add(Synthetic.record("1"))
+            }
+            thread.start()
+            let began = Date()
+            let entries = try follower.waitForChanges(after: start, timeout: 10, pollInterval: 0.02)
+            // Then the follower wakes with that entry, long before its timeout
+            XCTAssertEqual(entries.map(\.kind), [.add])
+            XCTAssertLessThan(Date().timeIntervalSince(began), 5)
         }
-        thread.start()
-        let began = Date()
-        let entries = try follower.waitForChanges(after: start, timeout: 10, pollInterval: 0.02)
-        // Then the follower wakes with that entry, long before its timeout
-        XCTAssertEqual(entries.map(\.kind), [.add])
-        XCTAssertLessThan(Date().timeIntervalSince(began), 5)
     }
 
     func testWaitForChangesGivesUpEmptyAfterTheTimeout() throws {
-        let library = try makeLibrary(TempDir())
-        let began = Date()
-        XCTAssertEqual(try library.waitForChanges(after: 0, timeout: 0.1, pollInterval: 0.02), [])
-        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(began), 0.1)
+        eachBackend { b in
+            let library = try b.library()
+            let began = Date()
+            XCTAssertEqual(try library.waitForChanges(after: 0, timeout: 0.1, pollInterval: 0.02), [])
+            XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(began), 0.1)
+        }
     }
 }

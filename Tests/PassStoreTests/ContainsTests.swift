@@ -4,58 +4,76 @@ import XCTest
 
 final class ContainsTests: XCTestCase {
     func testUnknownIdIsNew() throws {
-        let library = try makeLibrary(TempDir())
-        XCTAssertEqual(try library.contains(try Fixture.sata()), .new)
+        eachBackend { b in
+            let library = try b.library()
+            XCTAssertEqual(try library.contains(try Fixture.sata()), .new)
+        }
     }
 
     func testSameIdAndSameBytesIsContained() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(try Fixture.sata())
-        XCTAssertEqual(try library.contains(try Fixture.sata()), .contained)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(try Fixture.sata())
+            XCTAssertEqual(try library.contains(try Fixture.sata()), .contained)
+        }
     }
 
     func testDigestInUpperCaseIsStillContained() throws {
-        let library = try makeLibrary(TempDir())
-        var record = try Fixture.sata()
-        try library.add(record)
-        record.sha256 = record.sha256.uppercased()
-        XCTAssertEqual(try library.contains(record), .contained)
+        eachBackend { b in
+            let library = try b.library()
+            var record = try Fixture.sata()
+            try library.add(record)
+            record.sha256 = record.sha256.uppercased()
+            XCTAssertEqual(try library.contains(record), .contained)
+        }
     }
 
     func testDifferentContentSignedLaterIsUpdate() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 1))
-        XCTAssertEqual(try library.contains(Synthetic.record("1", version: 2)), .update)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 1))
+            XCTAssertEqual(try library.contains(Synthetic.record("1", version: 2)), .update)
+        }
     }
 
     func testDifferentContentSignedEarlierIsStale() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 2))
-        XCTAssertEqual(try library.contains(Synthetic.record("1", version: 1)), .stale)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 2))
+            XCTAssertEqual(try library.contains(Synthetic.record("1", version: 1)), .stale)
+        }
     }
 
     func testIncomingPassWithoutSigningTimeIsUpdate() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 2))
-        XCTAssertEqual(try library.contains(Synthetic.record("1", version: 1, withoutSigningTime: true)), .update)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 2))
+            XCTAssertEqual(try library.contains(Synthetic.record("1", version: 1, withoutSigningTime: true)), .update)
+        }
     }
 
     func testStoredPassWithoutSigningTimeMakesAnyNewContentAnUpdate() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 2, withoutSigningTime: true))
-        XCTAssertEqual(try library.contains(Synthetic.record("1", version: 1)), .update)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 2, withoutSigningTime: true))
+            XCTAssertEqual(try library.contains(Synthetic.record("1", version: 1)), .update)
+        }
     }
 
     func testDifferentContentSignedAtTheSameInstantIsUpdateNotStale() throws {
-        let library = try makeLibrary(TempDir())
-        let instant = Date(timeIntervalSince1970: 1_700_000_000)
-        try library.add(Synthetic.record("1", version: 1, signed: instant))
-        XCTAssertEqual(try library.contains(Synthetic.record("1", version: 2, signed: instant)), .update)
+        eachBackend { b in
+            let library = try b.library()
+            let instant = Date(timeIntervalSince1970: 1_700_000_000)
+            try library.add(Synthetic.record("1", version: 1, signed: instant))
+            XCTAssertEqual(try library.contains(Synthetic.record("1", version: 2, signed: instant)), .update)
+        }
     }
 
     func testSameSerialUnderAnotherPassTypeIsNew() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("pass.a", "1"))
-        XCTAssertEqual(try library.contains(Synthetic.record("pass.b", "1")), .new)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("pass.a", "1"))
+            XCTAssertEqual(try library.contains(Synthetic.record("pass.b", "1")), .new)
+        }
     }
 }

@@ -12,7 +12,7 @@ final class LibrarySchemaTests: XCTestCase {
     }
 
     func testMigrationsRunInOrderUnderStableNames() {
-        XCTAssertEqual(LibrarySchema.migrator.migrations, ["v1-passes-offers-changes", "v2-field-changes-web-service"])
-        XCTAssertEqual(LibrarySchema.userVersion, 2)
+        XCTAssertEqual(LibrarySchema.migrator.migrations, ["v1-passes-offers-changes", "v2-field-changes-web-service", "v3-unsigned-passes"])
+        XCTAssertEqual(LibrarySchema.userVersion, 3)
     }
 }

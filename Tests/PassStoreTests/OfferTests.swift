@@ -4,105 +4,123 @@ import XCTest
 
 final class OfferTests: XCTestCase {
     func testStagedOfferIsListedWithItsSourceAndBytes() throws {
-        let clock = SteppingClock(start: 1_750_000_000)
-        let library = try makeLibrary(TempDir(), clock: clock)
-        let record = try Fixture.sata()
-        let offer = try library.stageOffer(record)
-        XCTAssertEqual(offer.passID, record.id)
-        XCTAssertEqual(offer.sha256, record.sha256)
-        XCTAssertEqual(offer.organizationName, "SATA")
-        XCTAssertEqual(offer.description, "SATA Boarding Pass")
-        XCTAssertEqual(offer.kind, "boardingPass")
-        XCTAssertEqual(offer.source, record.source)
-        XCTAssertEqual(offer.createdAt, Date(timeIntervalSince1970: 1_750_000_001))
-        XCTAssertEqual(try library.offers(), [offer])
-        XCTAssertEqual(try library.offer(offer.offerID), offer)
-        XCTAssertEqual(try library.offerBytes(offer.offerID), record.bytes)
-        XCTAssertEqual(try library.contains(record), .new)    // an offer is not in the library
-        XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.offer])
+        eachBackend { b in
+            let clock = SteppingClock(start: 1_750_000_000)
+            let library = try b.library(clock: clock)
+            let record = try Fixture.sata()
+            let offer = try library.stageOffer(record)
+            XCTAssertEqual(offer.passID, record.id)
+            XCTAssertEqual(offer.sha256, record.sha256)
+            XCTAssertEqual(offer.organizationName, "SATA")
+            XCTAssertEqual(offer.description, "SATA Boarding Pass")
+            XCTAssertEqual(offer.kind, "boardingPass")
+            XCTAssertEqual(offer.source, record.source)
+            XCTAssertEqual(offer.createdAt, Date(timeIntervalSince1970: 1_750_000_001))
+            XCTAssertEqual(try library.offers(), [offer])
+            XCTAssertEqual(try library.offer(offer.offerID), offer)
+            XCTAssertEqual(try library.offerBytes(offer.offerID), record.bytes)
+            XCTAssertEqual(try library.contains(record), .new)    // an offer is not in the library
+            XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.offer])
+        }
     }
 
     func testTheSamePassOfferedTwiceIsOneOffer() throws {
-        let library = try makeLibrary(TempDir())
-        let first = try library.stageOffer(try Fixture.sata())
-        let second = try library.stageOffer(try Fixture.sata())
-        XCTAssertEqual(first, second)
-        XCTAssertEqual(try library.offers().count, 1)
-        XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.offer])
+        eachBackend { b in
+            let library = try b.library()
+            let first = try library.stageOffer(try Fixture.sata())
+            let second = try library.stageOffer(try Fixture.sata())
+            XCTAssertEqual(first, second)
+            XCTAssertEqual(try library.offers().count, 1)
+            XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.offer])
+        }
     }
 
     func testANewerVersionReplacesThePendingOfferAndAnOlderOneDoesNot() throws {
-        let library = try makeLibrary(TempDir())
-        let first = try library.stageOffer(Synthetic.record("1", version: 2))
-        let older = try library.stageOffer(Synthetic.record("1", version: 1))
-        XCTAssertEqual(older, first)
-        let newer = try library.stageOffer(Synthetic.record("1", version: 3))
-        XCTAssertEqual(newer.offerID, first.offerID)
-        XCTAssertEqual(newer.sha256, Synthetic.record("1", version: 3).sha256)
-        XCTAssertEqual(try library.offers(), [newer])
-        XCTAssertEqual(try library.offerBytes(newer.offerID), Synthetic.record("1", version: 3).bytes)
-        XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.offer, .offer])
-        assertSound(library)   // the bytes of version 2 are gone
+        eachBackend { b in
+            let library = try b.library()
+            let first = try library.stageOffer(Synthetic.record("1", version: 2))
+            let older = try library.stageOffer(Synthetic.record("1", version: 1))
+            XCTAssertEqual(older, first)
+            let newer = try library.stageOffer(Synthetic.record("1", version: 3))
+            XCTAssertEqual(newer.offerID, first.offerID)
+            XCTAssertEqual(newer.sha256, Synthetic.record("1", version: 3).sha256)
+            XCTAssertEqual(try library.offers(), [newer])
+            XCTAssertEqual(try library.offerBytes(newer.offerID), Synthetic.record("1", version: 3).bytes)
+            XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.offer, .offer])
+            assertSound(library)   // the bytes of version 2 are gone
+        }
     }
 
     func testInvalidPassIsNeverOfferedButUntrustedIs() throws {
-        let library = try makeLibrary(TempDir())
-        assertLibraryError(.refused, try library.stageOffer(Synthetic.record("1", status: "invalid")))
-        XCTAssertEqual(try library.stageOffer(Synthetic.record("2", status: "untrusted")).status, "untrusted")
+        eachBackend { b in
+            let library = try b.library()
+            assertLibraryError(.refused, try library.stageOffer(Synthetic.record("1", status: "invalid")))
+            XCTAssertEqual(try library.stageOffer(Synthetic.record("2", status: "untrusted")).status, "untrusted")
+        }
     }
 
     func testAcceptAddsThePassAndSettlesTheOffer() throws {
-        // Given a staged offer
-        let library = try makeLibrary(TempDir())
-        let record = try Fixture.sata()
-        let offer = try library.stageOffer(record)
-        // When the user accepts it with the pass opened again from the offer's bytes
-        var reopened = record
-        reopened.bytes = try library.offerBytes(offer.offerID)
-        let stored = try library.acceptOffer(offer.offerID, record: reopened)
-        // Then the pass is in the library, the offer is gone, and the log says offer then add
-        XCTAssertEqual(stored.sha256, record.sha256)
-        XCTAssertEqual(try library.contains(record), .contained)
-        XCTAssertEqual(try library.offers(), [])
-        assertLibraryError(.notFound, try library.offerBytes(offer.offerID))
-        XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.offer, .add])
-        assertSound(library)
+        eachBackend { b in
+            // Given a staged offer
+            let library = try b.library()
+            let record = try Fixture.sata()
+            let offer = try library.stageOffer(record)
+            // When the user accepts it with the pass opened again from the offer's bytes
+            var reopened = record
+            reopened.bytes = try library.offerBytes(offer.offerID)
+            let stored = try library.acceptOffer(offer.offerID, record: reopened)
+            // Then the pass is in the library, the offer is gone, and the log says offer then add
+            XCTAssertEqual(stored.sha256, record.sha256)
+            XCTAssertEqual(try library.contains(record), .contained)
+            XCTAssertEqual(try library.offers(), [])
+            assertLibraryError(.notFound, try library.offerBytes(offer.offerID))
+            XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.offer, .add])
+            assertSound(library)
+        }
     }
 
     func testAcceptOfAnUpdateReplacesTheStoredPass() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 1))
-        let offer = try library.stageOffer(Synthetic.record("1", version: 2))
-        let stored = try library.acceptOffer(offer.offerID, record: Synthetic.record("1", version: 2))
-        XCTAssertEqual(stored.sha256, Synthetic.record("1", version: 2).sha256)
-        XCTAssertEqual(stored.previousVersions, 1)
-        XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.add, .offer, .replace])
-        assertSound(library)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 1))
+            let offer = try library.stageOffer(Synthetic.record("1", version: 2))
+            let stored = try library.acceptOffer(offer.offerID, record: Synthetic.record("1", version: 2))
+            XCTAssertEqual(stored.sha256, Synthetic.record("1", version: 2).sha256)
+            XCTAssertEqual(stored.previousVersions, 1)
+            XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.add, .offer, .replace])
+            assertSound(library)
+        }
     }
 
     func testAcceptOfAStaleOfferIsRefusedAndTheOfferStays() throws {
-        let library = try makeLibrary(TempDir())
-        let offer = try library.stageOffer(Synthetic.record("1", version: 1))
-        try library.add(Synthetic.record("1", version: 2))
-        assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: Synthetic.record("1", version: 1)))
-        XCTAssertEqual(try library.offers().map(\.offerID), [offer.offerID])
-        XCTAssertEqual(try library.pass(offer.passID)?.sha256, Synthetic.record("1", version: 2).sha256)
+        eachBackend { b in
+            let library = try b.library()
+            let offer = try library.stageOffer(Synthetic.record("1", version: 1))
+            try library.add(Synthetic.record("1", version: 2))
+            assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: Synthetic.record("1", version: 1)))
+            XCTAssertEqual(try library.offers().map(\.offerID), [offer.offerID])
+            XCTAssertEqual(try library.pass(offer.passID)?.sha256, Synthetic.record("1", version: 2).sha256)
+        }
     }
 
     func testAcceptWithAnotherPassThanTheOfferedOneIsRefused() throws {
-        let library = try makeLibrary(TempDir())
-        let offer = try library.stageOffer(Synthetic.record("1", version: 1))
-        assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: Synthetic.record("1", version: 2)))
-        assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: Synthetic.record("2", version: 1)))
-        XCTAssertEqual(try library.passes(), [])
+        eachBackend { b in
+            let library = try b.library()
+            let offer = try library.stageOffer(Synthetic.record("1", version: 1))
+            assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: Synthetic.record("1", version: 2)))
+            assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: Synthetic.record("2", version: 1)))
+            XCTAssertEqual(try library.passes(), [])
+        }
     }
 
     func testAcceptOfAnUntrustedOfferNeedsConsent() throws {
-        let library = try makeLibrary(TempDir())
-        let record = Synthetic.record("1", status: "untrusted")
-        let offer = try library.stageOffer(record)
-        assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: record))
-        XCTAssertEqual(try library.acceptOffer(offer.offerID, record: record, allowUntrusted: true).status, "untrusted")
+        eachBackend { b in
+            let library = try b.library()
+            let record = Synthetic.record("1", status: "untrusted")
+            let offer = try library.stageOffer(record)
+            assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: record))
+            XCTAssertEqual(try library.acceptOffer(offer.offerID, record: record, allowUntrusted: true).status, "untrusted")
+        }
     }
 
     func testDeclineRemovesTheOfferAndItsBytesAndIsLogged() throws {
@@ -119,11 +137,13 @@ final class OfferTests: XCTestCase {
     }
 
     func testOfferIDsAreNeverReused() throws {
-        let library = try makeLibrary(TempDir())
-        let first = try library.stageOffer(Synthetic.record("1"))
-        try library.declineOffer(first.offerID)
-        let second = try library.stageOffer(Synthetic.record("1"))
-        XCTAssertGreaterThan(second.offerID, first.offerID)
+        eachBackend { b in
+            let library = try b.library()
+            let first = try library.stageOffer(Synthetic.record("1"))
+            try library.declineOffer(first.offerID)
+            let second = try library.stageOffer(Synthetic.record("1"))
+            XCTAssertGreaterThan(second.offerID, first.offerID)
+        }
     }
 
     func testDecliningAnOfferKeepsBytesAStoredPassShares() throws {
@@ -139,8 +159,10 @@ final class OfferTests: XCTestCase {
     }
 
     func testOffersAreListedOldestFirst() throws {
-        let library = try makeLibrary(TempDir())
-        for serial in ["c", "a", "b"] { try library.stageOffer(Synthetic.record(serial)) }
-        XCTAssertEqual(try library.offers().map(\.passID.serialNumber), ["c", "a", "b"])
+        eachBackend { b in
+            let library = try b.library()
+            for serial in ["c", "a", "b"] { try library.stageOffer(Synthetic.record(serial)) }
+            XCTAssertEqual(try library.offers().map(\.passID.serialNumber), ["c", "a", "b"])
+        }
     }
 }

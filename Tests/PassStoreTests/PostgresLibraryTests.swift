@@ -2,7 +2,7 @@ import Foundation
 import PostgresTestKit
 import XCTest
 @testable import PassStore
-import PassStorePostgres
+@testable import PassStorePostgres
 
 /// What only the PostgreSQL backend has: many users in one database, locations by libpq's URI
 /// rules, and a server that can be down, refuse the login, be read-only, run another schema or
@@ -163,6 +163,32 @@ final class PostgresLibraryTests: XCTestCase {
         let log = try await after.changes(after: 0).map(\.sequence)
         XCTAssertEqual(log, [1])
         await after.close()
+    }
+
+    /// A library made before v2 (a pass's status only valid or untrusted) keeps its passes when this
+    /// build opens it, and then takes an unsigned pass (issue 26 item 15).
+    func testAVersion1LibraryIsMigratedWithItsPassesAndTakesUnsignedPasses() async throws {
+        let server = try SharedPostgres.server
+        let database = try server.database()
+        let location = server.location(database: database)
+        let first = try await PostgresLibrary.open(location, options: options(user: "alice"))
+        try await first.add(Synthetic.record("1"))
+        await first.close()
+        // Back to v1's shape: its CHECK, and no record of v2.
+        try server.psql(database, """
+            ALTER TABLE passconduit.pass DROP CONSTRAINT pass_status_check;
+            ALTER TABLE passconduit.pass ADD CONSTRAINT pass_status_check CHECK (status IN ('valid', 'untrusted'));
+            ALTER TABLE passconduit.pass_version DROP CONSTRAINT pass_version_status_check;
+            ALTER TABLE passconduit.pass_version ADD CONSTRAINT pass_version_status_check CHECK (status IN ('valid', 'untrusted'));
+            DELETE FROM passconduit.migration WHERE version > 1
+            """)
+        let library = try await PostgresLibrary.open(location, options: options(user: "alice"))
+        try await library.add(Synthetic.record("2", status: "unsigned"), allowUntrusted: true)
+        let statuses = try await library.passes().map(\.status)
+        XCTAssertEqual(statuses.sorted(), ["unsigned", "valid"])
+        let versions = try server.psql(database, "SELECT max(version) FROM passconduit.migration")
+        XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "\(PostgresSchema.newest)")
+        await library.close()
     }
 
     func testANewerSchemaIsRefusedAndAnotherProgramsSchemaIsLeftAlone() async throws {

@@ -26,58 +26,68 @@ final class RemoveRevertTests: XCTestCase {
     }
 
     func testRemoveOfAnAbsentPassIsNotFound() throws {
-        let library = try makeLibrary(TempDir())
-        assertLibraryError(.notFound, try library.remove(id))
-        XCTAssertEqual(try library.changes(after: 0), [])
+        eachBackend { b in
+            let library = try b.library()
+            assertLibraryError(.notFound, try library.remove(id))
+            XCTAssertEqual(try library.changes(after: 0), [])
+        }
     }
 
     func testRemovedPassCanBeAddedAgainWithoutHistory() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 1))
-        try library.replace(with: Synthetic.record("1", version: 2))
-        try library.remove(id)
-        let again = try library.add(Synthetic.record("1", version: 1))
-        XCTAssertEqual(again.previousVersions, 0)
-        assertSound(library)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 1))
+            try library.replace(with: Synthetic.record("1", version: 2))
+            try library.remove(id)
+            let again = try library.add(Synthetic.record("1", version: 1))
+            XCTAssertEqual(again.previousVersions, 0)
+            assertSound(library)
+        }
     }
 
     func testRevertRestoresThePreviousBytesAndMetadata() throws {
-        // Given a pass replaced by a newer version
-        let library = try makeLibrary(TempDir())
-        let v1 = Synthetic.record("1", version: 1)
-        let added = try library.add(v1)
-        try library.replace(with: Synthetic.record("1", version: 2))
-        // When the replace is reverted
-        let reverted = try library.revert(id)
-        // Then version 1 is current again, byte for byte, and the log says revert
-        XCTAssertEqual(reverted.sha256, v1.sha256)
-        XCTAssertEqual(reverted.description, "Pass 1 v1")
-        XCTAssertEqual(reverted.fields, v1.fields)
-        XCTAssertEqual(reverted.signingTime, v1.signingTime)
-        XCTAssertEqual(reverted.addedAt, added.addedAt)
-        XCTAssertEqual(reverted.previousVersions, 0)
-        XCTAssertEqual(try library.export(id), v1.bytes)
-        XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.add, .replace, .revert])
-        XCTAssertEqual(try library.contains(Synthetic.record("1", version: 2)), .update)
-        assertSound(library)
+        eachBackend { b in
+            // Given a pass replaced by a newer version
+            let library = try b.library()
+            let v1 = Synthetic.record("1", version: 1)
+            let added = try library.add(v1)
+            try library.replace(with: Synthetic.record("1", version: 2))
+            // When the replace is reverted
+            let reverted = try library.revert(id)
+            // Then version 1 is current again, byte for byte, and the log says revert
+            XCTAssertEqual(reverted.sha256, v1.sha256)
+            XCTAssertEqual(reverted.description, "Pass 1 v1")
+            XCTAssertEqual(reverted.fields, v1.fields)
+            XCTAssertEqual(reverted.signingTime, v1.signingTime)
+            XCTAssertEqual(reverted.addedAt, added.addedAt)
+            XCTAssertEqual(reverted.previousVersions, 0)
+            XCTAssertEqual(try library.export(id), v1.bytes)
+            XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.add, .replace, .revert])
+            XCTAssertEqual(try library.contains(Synthetic.record("1", version: 2)), .update)
+            assertSound(library)
+        }
     }
 
     func testRevertWalksBackThroughTheKeptVersionsThenStops() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 1))
-        for version in 2...5 { try library.replace(with: Synthetic.record("1", version: version)) }
-        XCTAssertEqual(try library.revert(id).sha256, Synthetic.record("1", version: 4).sha256)
-        XCTAssertEqual(try library.revert(id).sha256, Synthetic.record("1", version: 3).sha256)
-        XCTAssertEqual(try library.revert(id).sha256, Synthetic.record("1", version: 2).sha256)
-        assertLibraryError(.notFound, try library.revert(id))
-        XCTAssertEqual(try library.export(id), Synthetic.record("1", version: 2).bytes)
-        assertSound(library)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 1))
+            for version in 2...5 { try library.replace(with: Synthetic.record("1", version: version)) }
+            XCTAssertEqual(try library.revert(id).sha256, Synthetic.record("1", version: 4).sha256)
+            XCTAssertEqual(try library.revert(id).sha256, Synthetic.record("1", version: 3).sha256)
+            XCTAssertEqual(try library.revert(id).sha256, Synthetic.record("1", version: 2).sha256)
+            assertLibraryError(.notFound, try library.revert(id))
+            XCTAssertEqual(try library.export(id), Synthetic.record("1", version: 2).bytes)
+            assertSound(library)
+        }
     }
 
     func testRevertOfAPassNeverReplacedOrAbsentIsNotFound() throws {
-        let library = try makeLibrary(TempDir())
-        assertLibraryError(.notFound, try library.revert(id))
-        try library.add(Synthetic.record("1"))
-        assertLibraryError(.notFound, try library.revert(id))
+        eachBackend { b in
+            let library = try b.library()
+            assertLibraryError(.notFound, try library.revert(id))
+            try library.add(Synthetic.record("1"))
+            assertLibraryError(.notFound, try library.revert(id))
+        }
     }
 }

@@ -9,54 +9,61 @@ final class WebServiceStoreTests: XCTestCase {
     private let id = PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "1")
 
     func testReplaceLogsItsFieldChangesAndALogReaderGetsThem() throws {
-        let library = try makeLibrary(TempDir())
-        try library.add(Synthetic.record("1", version: 1, fields: [StoredField(key: "gate", label: "Gate", value: "A1", changeMessage: "Gate changed to %@")]))
-        try library.replace(with: Synthetic.record("1", version: 2, fields: [StoredField(key: "gate", label: "Gate", value: "B22", changeMessage: "Gate changed to %@")]))
-        let entries = try library.changes(after: 0)
-        XCTAssertEqual(entries.map(\.kind), [.add, .replace])
-        XCTAssertEqual(entries[0].changes, [])
-        XCTAssertEqual(entries[1].changes, [FieldChange(key: "gate", label: "Gate", oldValue: "A1", newValue: "B22", message: "Gate changed to B22")])
-        // The same bytes again: nothing replaced, nothing logged.
-        XCTAssertNil(try library.replaceIfChanged(with: Synthetic.record("1", version: 2, fields: [StoredField(key: "gate", label: "Gate", value: "B22", changeMessage: "Gate changed to %@")])))
-        XCTAssertEqual(try library.changes(after: 0).count, 2)
-        assertSound(library)
+        eachBackend { b in
+            let library = try b.library()
+            try library.add(Synthetic.record("1", version: 1, fields: [StoredField(key: "gate", label: "Gate", value: "A1", changeMessage: "Gate changed to %@")]))
+            try library.replace(with: Synthetic.record("1", version: 2, fields: [StoredField(key: "gate", label: "Gate", value: "B22", changeMessage: "Gate changed to %@")]))
+            let entries = try library.changes(after: 0)
+            XCTAssertEqual(entries.map(\.kind), [.add, .replace])
+            XCTAssertEqual(entries[0].changes, [])
+            XCTAssertEqual(entries[1].changes, [FieldChange(key: "gate", label: "Gate", oldValue: "A1", newValue: "B22", message: "Gate changed to B22")])
+            // The same bytes again: nothing replaced, nothing logged.
+            XCTAssertNil(try library.replaceIfChanged(with: Synthetic.record("1", version: 2, fields: [StoredField(key: "gate", label: "Gate", value: "B22", changeMessage: "Gate changed to %@")])))
+            XCTAssertEqual(try library.changes(after: 0).count, 2)
+            assertSound(library)
+        }
     }
 
     func testStateIsSavedOnlyForTheVersionItDescribes() throws {
-        let library = try makeLibrary(TempDir())
-        let stored = try library.add(Synthetic.record("1", version: 1))
-        let state = WebServiceState(id: id, sha256: stored.sha256, webServiceURL: "https://x.example/", authenticationToken: "t",
-                                    lastModified: "Wed, 25 Nov 2026 00:00:00 GMT", etag: "\"e\"", checkedAt: Date(timeIntervalSince1970: 1_800_000_000),
-                                    outcome: "unchanged", http: 304)
-        var stale = state
-        stale.id = PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "gone")
-        var otherVersion = state
-        otherVersion.sha256 = String(repeating: "0", count: 64)
-        try library.saveWebServiceStates([state, stale])
-        XCTAssertEqual(try library.webServiceStates(), [id: state])
-        try library.saveWebServiceStates([otherVersion])
-        XCTAssertEqual(try library.webServiceState(id), state, "a state of another version is dropped")
-        try library.remove(id)
-        XCTAssertNil(try library.webServiceState(id))
+        eachBackend { b in
+            let library = try b.library()
+            let stored = try library.add(Synthetic.record("1", version: 1))
+            let state = WebServiceState(id: id, sha256: stored.sha256, webServiceURL: "https://x.example/", authenticationToken: "t",
+                                        lastModified: "Wed, 25 Nov 2026 00:00:00 GMT", etag: "\"e\"", checkedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                                        outcome: "unchanged", http: 304)
+            var stale = state
+            stale.id = PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "gone")
+            var otherVersion = state
+            otherVersion.sha256 = String(repeating: "0", count: 64)
+            try library.saveWebServiceStates([state, stale])
+            XCTAssertEqual(try library.webServiceStates(), [id: state])
+            try library.saveWebServiceStates([otherVersion])
+            XCTAssertEqual(try library.webServiceState(id), state, "a state of another version is dropped")
+            try library.remove(id)
+            XCTAssertNil(try library.webServiceState(id))
+        }
     }
 
     func testDeviceIdIsRandomAndKeptRegistrationsAndTagsRoundTrip() throws {
-        let dir = TempDir()
-        let library = try makeLibrary(dir)
-        let device = try library.deviceLibraryIdentifier()
-        XCTAssertEqual(device.count, 32)
-        XCTAssertEqual(try library.deviceLibraryIdentifier(), device)
-        XCTAssertNotEqual(try makeLibrary(TempDir()).deviceLibraryIdentifier(), device)
-        let r = WebServiceRegistration(id: id, webServiceURL: "https://x.example/p", authenticationToken: "t", registeredAt: Date(timeIntervalSince1970: 1_800_000_000))
-        try library.saveRegistration(r)
-        XCTAssertEqual(try library.registrations(), [r])
-        try library.deleteRegistration(id)
-        XCTAssertEqual(try library.registrations(), [])
-        XCTAssertNil(try library.updateTag(webServiceURL: "u", passTypeIdentifier: "t"))
-        try library.setUpdateTag("2026-11-23T19:45:45.518596+00:00", webServiceURL: "u", passTypeIdentifier: "t")
-        XCTAssertEqual(try library.updateTag(webServiceURL: "u", passTypeIdentifier: "t"), "2026-11-23T19:45:45.518596+00:00")
-        try library.setUpdateTag(nil, webServiceURL: "u", passTypeIdentifier: "t")
-        XCTAssertNil(try library.updateTag(webServiceURL: "u", passTypeIdentifier: "t"))
+        eachBackend { b in
+            let library = try b.library()
+            let device = try library.deviceLibraryIdentifier()
+            XCTAssertEqual(device.count, 32)
+            XCTAssertEqual(try library.deviceLibraryIdentifier(), device)
+            let another = EitherFactory(b.kind)   // another library on the same backend
+            defer { another.closeAll() }
+            XCTAssertNotEqual(try another.library().deviceLibraryIdentifier(), device)
+            let r = WebServiceRegistration(id: id, webServiceURL: "https://x.example/p", authenticationToken: "t", registeredAt: Date(timeIntervalSince1970: 1_800_000_000))
+            try library.saveRegistration(r)
+            XCTAssertEqual(try library.registrations(), [r])
+            try library.deleteRegistration(id)
+            XCTAssertEqual(try library.registrations(), [])
+            XCTAssertNil(try library.updateTag(webServiceURL: "u", passTypeIdentifier: "t"))
+            try library.setUpdateTag("2026-11-23T19:45:45.518596+00:00", webServiceURL: "u", passTypeIdentifier: "t")
+            XCTAssertEqual(try library.updateTag(webServiceURL: "u", passTypeIdentifier: "t"), "2026-11-23T19:45:45.518596+00:00")
+            try library.setUpdateTag(nil, webServiceURL: "u", passTypeIdentifier: "t")
+            XCTAssertNil(try library.updateTag(webServiceURL: "u", passTypeIdentifier: "t"))
+        }
     }
 
     func testAVersion1LibraryIsMigratedWithItsPassesAndLog() throws {
@@ -74,10 +81,12 @@ final class WebServiceStoreTests: XCTestCase {
         }
         // When this build opens it
         let library = try makeLibrary(dir)
-        // Then the old log is there, v2's tables work, and the file says schema 2
+        // Then the old log is there, v2's tables work, v3 takes an unsigned pass, and the file says schema 3
         XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.decline])
         try library.add(Synthetic.record("1", version: 1))
-        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 2)
+        try library.add(Synthetic.record("2", status: "unsigned"), allowUntrusted: true)
+        XCTAssertEqual(try library.passes().map(\.status), ["valid", "unsigned"])
+        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 3)
         XCTAssertNoThrow(try library.deviceLibraryIdentifier())
     }
 }

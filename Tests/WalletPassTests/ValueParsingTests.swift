@@ -65,6 +65,34 @@ final class ValueParsingTests: XCTestCase {
         XCTAssertNil(PassField(try! JSONReader.parse(Array(#"{"value":"no key"}"#.utf8)).get()))
     }
 
+    /// Issue 26 item 16: the styles Wallet applies that the card did not — a number spelled out, the
+    /// full date with its weekday — and ignoresTimeZone keeping the written day with the short style.
+    /// The fields are those of Apple's own sample pass (edutap__apple_passes-Generic's back).
+    func testSpelledOutNumbersFullDatesWithTheirWeekdayAndFloatingShortDates() {
+        func render(_ json: String, zone: String = "Europe/Berlin") -> String {
+            let field = PassField(try! JSONReader.parse(Array(json.utf8)).get())!
+            return FieldRenderer.render(field, localize: { $0 }, deviceZone: TimeZone(identifier: zone)!).value
+        }
+        XCTAssertEqual(render(#"{"key":"numberStyle","value":200,"numberStyle":"PKNumberStyleSpellOut"}"#), "two hundred")
+        for (n, words) in [(0.0, "zero"), (13, "thirteen"), (42, "forty-two"), (1234, "one thousand two hundred thirty-four"),
+                           (-3.25, "minus three point two five"), (2_000_005, "two million five"),
+                           (1e15, "1000000000000000.0")] {
+            XCTAssertEqual(FieldRenderer.format(n, currencyCode: nil, numberStyle: "PKNumberStyleSpellOut"), words, "\(n)")
+        }
+        XCTAssertEqual(render(#"{"key":"dateFull","value":"1980-05-07T10:00-05:00","dateStyle":"PKDateStyleFull"}"#), "Wednesday, 7 May 1980")
+        XCTAssertEqual(render(#"{"key":"d","value":"1980-05-07T23:00-05:00","dateStyle":"PKDateStyleFull"}"#), "Thursday, 8 May 1980",
+                       "the weekday follows the day in the device's zone")
+        XCTAssertEqual(render(#"{"key":"d","value":"1980-05-07T23:00-05:00","dateStyle":"PKDateStyleFull","ignoresTimeZone":true}"#),
+                       "Wednesday, 7 May 1980")
+        XCTAssertEqual(render(#"{"key":"d","value":"2026-01-01","dateStyle":"PKDateStyleFull"}"#, zone: "Pacific/Honolulu"), "Thursday, 1 January 2026",
+                       "a date without a time is that day everywhere")
+        XCTAssertEqual(render(#"{"key":"timeFull","value":"1980-05-07T10:00-05:00","timeStyle":"PKDateStyleFull"}"#, zone: "UTC"), "15:00 UTC")
+        for value in ["2026-06-12T01:00+02:00", "2026-06-12T01:00:00+02:00", "2026-06-12T01:00:00.250+02:00", "2026-06-12T01:00:00+0200"] {
+            XCTAssertEqual(render(#"{"key":"d","value":"\#(value)","dateStyle":"PKDateStyleShort","timeStyle":"PKDateStyleShort","ignoresTimeZone":true}"#,
+                                  zone: "America/New_York"), "2026-06-12, 01:00", value)
+        }
+    }
+
     /// The device's zone is looked up only for a date shown in it (the first `TimeZone.current`
     /// costs ~1.6 M instructions, issue 14); such a date still renders in the zone given.
     func testTheDeviceZoneIsReadOnlyForADateShownInIt() {

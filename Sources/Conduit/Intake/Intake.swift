@@ -13,7 +13,7 @@ import WalletPass
 /// | origin      | not valid            | new            | same bytes | newer, same team    | newer, other team | older   |
 /// |-------------|----------------------|----------------|------------|---------------------|-------------------|---------|
 /// | filter      | nothing              | offer          | nothing    | replace (no asking) | offer             | nothing |
-/// | user (add)  | refuse (untrusted: ok with --allow-untrusted) | add, asking | nothing | replace, asking | refuse | refuse |
+/// | user (add)  | refuse (untrusted: ok with --allow-untrusted; unsigned: ok with --allow-unsigned) | add, asking | nothing | replace, asking | refuse | refuse |
 /// | web service | refuse (untrusted: ok only over an untrusted stored version, allowed) | — | nothing | replace (no asking) | refuse | refuse |
 ///
 /// The filter's offers and updates can each be switched off (`[filter]` in the config).
@@ -22,8 +22,9 @@ package struct Intake: Sendable, Equatable {
     package enum Origin: Sendable, Equatable {
         /// The delivery filter, for every message: never adds, never asks.
         case filter(stageOffers: Bool, applyUpdates: Bool)
-        /// The user's `add`, or accepting an offer: shown, then asked.
-        case user(allowUntrusted: Bool)
+        /// The user's `add`, or accepting an offer: shown, then asked. `allowUnsigned`: a pass
+        /// without a signature (KDE Itinerary's, a converter's) is kept, as `unsigned`.
+        case user(allowUntrusted: Bool, allowUnsigned: Bool = false)
         /// The issuer's web service, for a pass already in the library (`passconduit update`).
         case webService(allowUntrusted: Bool)
     }
@@ -153,10 +154,23 @@ package struct Intake: Sendable, Equatable {
             return nil
         case (_, .filter):
             return .nothing(.notValid)
+        case (.invalid, .user(_, let allowUnsigned)) where e?.code == .missingSignature:
+            if allowUnsigned, let record = arrival.record {
+                // Nothing vouches for an unsigned pass, but the library still needs who it claims to be.
+                guard !record.id.passTypeIdentifier.isEmpty, !record.id.serialNumber.isEmpty else {
+                    return .refuse(code: PassError.Code.missingRequiredKey.rawValue,
+                                   message: "Not added: this unsigned pass has no passTypeIdentifier or serialNumber, which every pass needs.",
+                                   detail: "")
+                }
+                return nil
+            }
+            return .refuse(code: PassError.Code.missingSignature.rawValue,
+                           message: "Not added: \(e?.message ?? "This pass isn't signed.") Use --allow-unsigned to keep it anyway.",
+                           detail: e?.detail ?? "")
         case (.invalid, .user):
             return .refuse(code: e?.code.rawValue ?? "invalid", message: "Not added: \(e?.message ?? "This pass cannot be opened.")",
                            detail: e?.detail ?? "")
-        case (.untrusted, .user(let allowUntrusted)):
+        case (.untrusted, .user(let allowUntrusted, _)):
             if allowUntrusted { return nil }
             let reason = e?.message ?? "This pass is signed by someone your trust store does not know."
             return .refuse(code: e?.code.rawValue ?? "untrusted-signer",

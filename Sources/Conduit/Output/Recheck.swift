@@ -12,7 +12,8 @@ package struct Recheck {
         self.verdict = verdict
     }
 
-    package var today: String { verdict.status.rawValue }
+    /// Today's verdict as the library would store it ("unsigned" for a pass with no signature).
+    package var today: String { PassRecordMapping.storedStatus(verdict) }
     package var differs: Bool { today != stored }
 
     /// Why today's check differs, in words; nil when it agrees.

@@ -16,7 +16,7 @@ package enum PassRecordMapping {
         }
         var record = PassRecord(
             id: PassID(passTypeIdentifier: info.passTypeIdentifier, serialNumber: info.serialNumber),
-            teamIdentifier: info.teamIdentifier, status: verdict.status.rawValue, bytes: bytes, sha256: verdict.sha256,
+            teamIdentifier: info.teamIdentifier, status: storedStatus(verdict), bytes: bytes, sha256: verdict.sha256,
             organizationName: info.organizationName, description: info.description, kind: info.kind.rawValue,
             relevantDate: info.relevantDate, expirationDate: info.expirationDate, voided: info.voided,
             signerSubject: info.signer?.subject, signingTime: info.signer?.signingTime,
@@ -27,5 +27,11 @@ package enum PassRecordMapping {
             info.allFields.map { StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage) }
         }
         return record
+    }
+
+    /// What the library stores as the pass's status: the verdict's, except that a pass whose only
+    /// fault is having no signature is `unsigned` (kept only with the user's --allow-unsigned).
+    package static func storedStatus(_ verdict: PassVerdict) -> String {
+        verdict.status == .invalid && verdict.error?.code == .missingSignature ? "unsigned" : verdict.status.rawValue
     }
 }

@@ -21,9 +21,15 @@ enum FilterCommand {
         let missing = occupyClosedStandardDescriptors()
         let parsed = FilterArguments(arguments)
         if parsed.wantsCheck { FilterCheck.run(parsed, environment: FilterEnvironment.resolve(rawEnvironment)) }
+        if parsed.wantsHelp {
+            // A person asked: the usage, never a wait for a message. Where neither end is a terminal it may be
+            // a mail host with a mistyped recipe, so the text goes to stderr and the host keeps the message (75).
+            let person = isatty(0) == 1 || isatty(1) == 1
+            writeAll(person ? 1 : 2, Array((FilterArguments.usage + "\n").utf8))
+            _exit(person ? 0 : ExitStatus.tempFailure.rawValue)
+        }
         if isatty(0) == 1 {
             // A person at a terminal, not a mail host: never wait for a message that is not coming.
-            if parsed.wantsHelp { writeAll(1, Array((FilterArguments.usage + "\n").utf8)); _exit(0) }
             writeAll(2, Array((FilterArguments.usage + "\n").utf8))
             _exit(ExitStatus.tempFailure.rawValue)
         }
