@@ -61,8 +61,8 @@ let package = Package(
         .target(name: "MailMIME"),
         // Open + verify a .pkpass: libzip, manifest, CMS (OpenSSL), pass.json, localization.
         .target(name: "WalletPass", dependencies: ["COpenSSL", "CZip", "CCryptoLazy", "CZipLazy", "Support"]),
-        // Pass dates as RFC 5545 calendar events (the `calendar` command).
-        .target(name: "PassCalendar", dependencies: ["WalletPass", "Support"]),
+        // Pass dates as RFC 5545 calendar events (the `calendar` command, the web wallet's subscription).
+        .target(name: "PassCalendar", dependencies: ["WalletPass", "PassStore", "Support"]),
         // A pass's barcode as modules (libzint, binary mode, no ECI) and as terminal half blocks.
         .target(name: "Barcodes", dependencies: ["CZint", "CZintLazy", "Support", "WalletPass"]),
         // `send`: one pass served once over HTTP (SwiftNIO). The only target that listens on a socket.
@@ -112,12 +112,11 @@ let package = Package(
         // `serve`: the web wallet on Hummingbird. Sign-in, sessions, pages; uses the library, the
         // renderer and the intake policy, never the other way round. Listens; fetches nothing.
         .target(name: "PassWeb", dependencies: [
-            "Conduit", "PassStore", "PassRender", "WalletPass", "Support",
+            "Conduit", "PassStore", "PassRender", "PassCalendar", "WalletPass", "Support",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [

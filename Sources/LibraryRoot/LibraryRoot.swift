@@ -36,6 +36,19 @@ package enum LibraryRoot {
         try Blocking.run { try await openForReading(location, options: options) }
     }
 
+    /// Where the web wallet keeps its sessions, calendar secrets and API tokens: the library's
+    /// PostgreSQL database when `location` names one (tables of its own, made on first use), else
+    /// the SQLite file `file` (beside the library file).
+    package static func webState(location: String, file: String) throws -> any WebStateStore {
+        if isServer(location) {
+            var options = LibraryOptions()
+            // A page waits for the database this long at most before it says to try again.
+            options.retryDeadline = 5
+            return try PostgresWebState(location: location, options: options)
+        }
+        return try WebStateFile(path: file)
+    }
+
     /// The login name: whose library a file is, and whose on a server by default.
     package static var loginName: String { PostgresLocation.loginName() }
 

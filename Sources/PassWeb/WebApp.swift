@@ -110,6 +110,9 @@ package final class WebApp: @unchecked Sendable {
         guard let segments = Self.plainPath(request.uri.path) else {
             throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such page.")
         }
+        // The calendar subscription and the JSON API: credentials of their own, never the cookie.
+        if let answer = try await calendarFeed(request, segments: segments) { return answer }
+        if let answer = await api(request, segments: segments) { return answer }
         let method = request.method
         if method != .get && method != .head && method != .post {
             throw WebProblem(.methodNotAllowed, route: "-", title: "Not allowed", "This wallet takes only GET and POST.")
@@ -165,8 +168,8 @@ package final class WebApp: @unchecked Sendable {
         }
 
         if segments == ["logout"] && method == .post {
-            if form["everywhere"] != nil { try config.state.endSessions(user: visitor.session.user) }
-            else if let id = visitor.sessionID { try config.state.endSession(id: id) }
+            if form["everywhere"] != nil { try await config.state.endSessions(user: visitor.session.user) }
+            else if let id = visitor.sessionID { try await config.state.endSession(id: id) }
             var r = redirect(config.signIn.isDesktop ? "/signed-out" : "/login")
             r.headers[.setCookie] = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(secureCookies ? "; Secure" : "")"
             r.headers[HTTPField.Name("Clear-Site-Data")!] = "\"cache\", \"cookies\", \"storage\""
@@ -178,7 +181,9 @@ package final class WebApp: @unchecked Sendable {
                              "There is no pass library for \(visitor.session.user) on this server.")
         }
         let pages = WebPages(app: self, visitor: visitor, library: library, languages: languages(request))
-        var answer = try await pages.handle(method: method, segments: segments, query: query, form: form, parts: parts)
+        var answer = segments.first == "settings"
+            ? try await pages.settings(request, method: method, segments: segments, form: form)
+            : try await pages.handle(method: method, segments: segments, query: query, form: form, parts: parts)
         if let cookie = visitor.setCookie { answer.response.headers[.setCookie] = cookie }
         return answer
     }
@@ -272,7 +277,7 @@ package final class WebApp: @unchecked Sendable {
 
     func signedIn(_ request: Request, context: WebContext) async throws -> Visitor? {
         let id = cookie(request, named: cookieName)
-        let session = try id.flatMap { try config.state.session(id: $0) }
+        let session: WebState.Session? = if let id { try await config.state.session(id: id) } else { nil }
         switch config.signIn {
         case .desktop, .password:
             guard let session, let id else { return nil }
@@ -285,7 +290,7 @@ package final class WebApp: @unchecked Sendable {
             }
             guard let raw = request.headers[HTTPField.Name(name)!], let user = Self.userName(raw) else { return nil }
             if let session, let id, session.user == user { return Visitor(session: session, sessionID: id) }
-            let made = try config.state.createSession(user: user)
+            let made = try await config.state.createSession(user: user)
             return Visitor(session: made.session, sessionID: made.id, setCookie: sessionCookie(made.id))
         }
     }
@@ -310,7 +315,7 @@ package final class WebApp: @unchecked Sendable {
                 throw WebProblem(.unauthorized, route: "/login", title: "Link already used",
                                  "This sign-in link has been used or is not one this wallet made. Start “passconduit serve” again for a new one.")
             }
-            let made = try config.state.createSession(user: "")
+            let made = try await config.state.createSession(user: "")
             var r = redirect("/")
             r.headers[.setCookie] = sessionCookie(made.id)
             return Answer(route: "/login", response: r)
@@ -332,7 +337,7 @@ package final class WebApp: @unchecked Sendable {
                                                               body: WebPages.loginForm(message: Self.rejectedSentence)))
             }
             let keys = ["user:" + user, "peer:" + (context.peer ?? "local")]
-            let failures = try config.state.failures(keys: keys)
+            let failures = try await config.state.failures(keys: keys)
             if failures >= Self.failureLimit {
                 var r = page(.tooManyRequests, title: "Too many attempts",
                              body: WebPages.loginForm(message: "Too many failed sign-ins for this address or from this network. Wait \(Int(WebState.failureWindow / 60)) minutes and try again."))
@@ -343,13 +348,13 @@ package final class WebApp: @unchecked Sendable {
             if failures > 0 { try? await Task.sleep(for: .seconds(min(1 << min(failures - 1, 4), 8))) }
             switch await checker.check(user: user, password: password) {
             case .accepted:
-                try config.state.clearFailures(key: "user:" + user)
-                let made = try config.state.createSession(user: user)
+                try await config.state.clearFailures(key: "user:" + user)
+                let made = try await config.state.createSession(user: user)
                 var r = redirect("/")
                 r.headers[.setCookie] = sessionCookie(made.id)
                 return Answer(route: "/login", response: r)
             case .rejected:
-                try config.state.recordFailure(keys: keys)
+                try await config.state.recordFailure(keys: keys)
                 return Answer(route: "/login", response: page(.unauthorized, title: "Sign in", body: WebPages.loginForm(message: Self.rejectedSentence)))
             case .unavailable(let reason):
                 return Answer(route: "/login", response: page(.serviceUnavailable, title: "Cannot sign in now",

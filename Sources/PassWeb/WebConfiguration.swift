@@ -23,7 +23,12 @@ package struct WebConfiguration: Sendable {
     package var libraries: WebLibraries
     /// The pass's barcode as the card draws it (the Barcodes target, wired by the composition root).
     package var barcode: @Sendable (PassInfo) -> CardBarcode?
-    package var state: WebState
+    /// Sessions, sign-in failures, calendar secrets and API tokens: where the library lives.
+    package var state: any WebStateStore
+    /// "Check for update" on a pass page: the same check as `passconduit update ID` for that one
+    /// pass (the composition root owns the PassKit web-service client), answered with `update`'s
+    /// sentence. Nil: no button.
+    package var checkForUpdate: (@Sendable (_ library: any PassLibraryBackend, _ id: PassID) async throws -> String)?
     /// At most this many connections at once; more wait in the listen queue. A thousand idle
     /// ones still leave room for a real request.
     package var maxConnections = 1536
@@ -35,7 +40,7 @@ package struct WebConfiguration: Sendable {
     }
 
     package init(setup: ConduitSetup, opener: PassOpener, libraries: @escaping WebLibraries,
-                 barcode: @escaping @Sendable (PassInfo) -> CardBarcode?, state: WebState) {
+                 barcode: @escaping @Sendable (PassInfo) -> CardBarcode?, state: any WebStateStore) {
         self.setup = setup
         self.opener = opener
         self.libraries = libraries

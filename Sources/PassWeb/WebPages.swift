@@ -41,6 +41,8 @@ struct WebPages {
                 return try await download(String(name.dropLast(".pkpass".count)), attachment: query["download"] != nil)
             }
             return try await passPage(String(name))
+        case (3, "passes") where segments[2] == "update" && !get:
+            return try await checkForUpdate(String(segments[1]))
         case (3, "passes") where segments[2] == "remove":
             return try await remove(String(segments[1]), confirmed: !get)
         case (1, "offers"):
@@ -68,7 +70,7 @@ struct WebPages {
 
     var nav: String {
         """
-        <nav aria-label="Wallet"><a href="/">Passes</a> <a href="/offers">Offers</a> <a href="/add">Add a pass</a>
+        <nav aria-label="Wallet"><a href="/">Passes</a> <a href="/offers">Offers</a> <a href="/add">Add a pass</a> <a href="/settings">Settings</a>
         <form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="\(csrf)"><button type="submit">Sign out</button> <button type="submit" name="everywhere" value="1">Sign out everywhere</button></form></nav>
         """
     }
@@ -204,6 +206,7 @@ struct WebPages {
         <a class="button danger" href="/passes/\(hash)/remove">Remove…</a></p>
 
         """
+        if verdict.pass?.canUpdate == true { h += updateForm(hash) }
         h += "<section aria-labelledby=\"origin\"><h2 id=\"origin\">Where it came from</h2><dl>\n"
         if let source = pass.source {
             if let subject = source.subject { h += "<dt>Message</dt><dd dir=\"auto\">\(Self.e(subject))</dd>\n" }
@@ -339,36 +342,22 @@ struct WebPages {
     func decide(_ text: String, accept: Bool) async throws -> Answer {
         let offer = try await offer(text)
         let route = accept ? "/offers/{number}/accept" : "/offers/{number}/decline"
-        guard accept else {
-            try await library.declineOffer(offer.offerID)
-            return Answer(route: route, response: page("Declined", body: "<p>Declined: <span dir=\"auto\">\(Self.e(offer.organizationName)) · \(Self.e(offer.description))</span>.</p><p><a href=\"/offers\">Other offers</a></p>"))
-        }
-        let bytes = try await library.offerBytes(offer.offerID)
-        let verdict = opener.open(bytes)
-        var source = PassSourceInfo(input: "offer \(offer.offerID)")
-        source.messageID = offer.source?.messageID
-        source.subject = offer.source?.subject
-        let record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
-        var state: LibraryState?
-        var stored: StoredPass?
-        if verdict.status != .invalid, let record {
-            state = try await library.contains(record)
-            if state == .update { stored = try await library.pass(record.id) }
-        }
         let sentence: String
         var status = HTTPResponse.Status.ok
-        switch Intake(.user(allowUntrusted: false)).decide(.init(verdict, record: record), state: state, stored: stored) {
-        case .refuse(_, let message, _):
+        switch try await OfferDecision.decide(offer, accept: accept, library: library, opener: opener) {
+        case .declined:
+            return Answer(route: route, response: page("Declined", body: "<p>Declined: <span dir=\"auto\">\(Self.e(offer.organizationName)) · \(Self.e(offer.description))</span>.</p><p><a href=\"/offers\">Other offers</a></p>"))
+        case .refused(let message):
             sentence = message
             status = .unprocessableContent
-        case .nothing, .offer:
-            try await library.declineOffer(offer.offerID)
+        case .already:
             sentence = "Already in your library."
-        case .add, .replace:
-            guard let record else { throw WebProblem(.notFound, route: route, title: "Not found", "The offer cannot be read.") }
-            let storedPass = try await library.acceptOffer(offer.offerID, record: record, allowUntrusted: false)
-            let h = "<p>\(state == .update ? "Updated" : "Added") to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
-            return Answer(route: route, response: page(state == .update ? "Updated" : "Added", body: h))
+        case .added(let storedPass):
+            let h = "<p>Added to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
+            return Answer(route: route, response: page("Added", body: h))
+        case .updated(let storedPass):
+            let h = "<p>Updated to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
+            return Answer(route: route, response: page("Updated", body: h))
         }
         return Answer(route: route, response: page("Not added", body: "<p>\(Self.e(sentence))</p><p><a href=\"/offers\">Offers</a></p>", status: status))
     }

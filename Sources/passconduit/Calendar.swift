@@ -60,29 +60,17 @@ struct CalendarCommand: ParsableCommand {
                     if seen.insert(id).inserted { chosen.append((text, try context.storedPass(id, named: text, in: library))) }
                 }
             }
-            var events: [PassEvent] = []
-            var dateless: [String] = []
-            for (name, stored) in chosen {
-                let bytes = try LibraryCall.run { try await library.export(stored.id) }
-                guard let info = opener.open(bytes).pass else {
-                    Terminal.warn("\(name ?? stored.id.description): cannot read the pass's contents; it has no events")
-                    continue
-                }
-                let result = PassEvents.events(of: info, sequence: stored.previousVersions, stamp: stored.updatedAt)
-                for skipped in result.skipped {
-                    Terminal.warn("\(name ?? stored.id.description): the date \(skipped.date.debugDescription) \(skipped.reason)")
-                }
-                if result.events.isEmpty, let name { dateless.append(name) }
-                events += result.events
-            }
-            for name in dateless { Terminal.warn("\(name): the pass has no date to put in a calendar") }
-            if events.isEmpty && !ids.isEmpty {
+            let opened = chosen
+            let result = try LibraryCall.run { try await LibraryCalendar.write(opened, library: library, opener: opener) }
+            for warning in result.warnings { Terminal.warn(warning) }
+            for name in result.dateless { Terminal.warn("\(name): the pass has no date to put in a calendar") }
+            if result.eventCount == 0 && !ids.isEmpty {
                 throw CLIError("no event to write: the passes named have no date", status: .noInput)
             }
-            let text = CalendarWriter.write(events)
+            let text = result.text
             if let output, output != "-" {
                 try OutputFile.writeFile(Array(text.utf8), to: output, what: "calendar")
-                Terminal.warn("wrote \(events.count) \(events.count == 1 ? "event" : "events") to \(output)")
+                Terminal.warn("wrote \(result.eventCount) \(result.eventCount == 1 ? "event" : "events") to \(output)")
             } else if let code = OutputFile.writeAll(Array(text.utf8), to: 1) {
                 throw CLIError("cannot write the calendar to standard output: \(String(cString: strerror(code)))", status: .ioError)
             }

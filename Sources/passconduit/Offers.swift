@@ -38,7 +38,7 @@ struct Offers: ParsableCommand {
             let offers = try LibraryCall.run { try await library.offers() }
             for offer in offers {
                 if global.json {
-                    print(Self.json(offer).line)
+                    print(OfferJSON.object(offer).line)
                     continue
                 }
                 var line = terminal.bold("#\(offer.offerID)") + "  " + TerminalText.line("\(offer.organizationName) · \(offer.description)")
@@ -51,22 +51,5 @@ struct Offers: ParsableCommand {
             if offers.isEmpty && !global.json { print("No pending offers.") }
             return .success
         }
-    }
-
-    static func json(_ offer: Offer) -> JSONOutput {
-        .object([
-            ("schema", .int(FoundPassJSON.schema)),
-            ("offer", .int(offer.offerID)),
-            ("id", .string(offer.passID.description)),
-            ("status", .string(offer.status)),
-            ("organizationName", .string(offer.organizationName)),
-            ("description", .string(offer.description)),
-            ("kind", .string(offer.kind)),
-            ("source", offer.source.map {
-                .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)), ("file", .path($0.file))])
-            } ?? .null),
-            ("createdAt", .date(offer.createdAt)),
-            ("sha256", .string(offer.sha256)),
-        ])
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import LibraryRoot
 import MailboxLogin
 import PassStore
+import PassUpdate
 import PassWeb
 import WalletPass
 
@@ -31,8 +32,15 @@ struct Serve: ParsableCommand {
         where that file exists), or a PostgreSQL --library whose library users are the addresses.
 
         Listening beyond this machine needs --tls-cert and --tls-key, or --auth header:… behind \
-        a proxy that does TLS. Sessions and failed sign-ins are kept in web-sessions.sqlite \
-        beside the library (--state to choose), so a restart signs nobody out.
+        a proxy that does TLS. Sessions, failed sign-ins, calendar addresses and API tokens are \
+        kept where the library lives: in web-sessions.sqlite beside a library file (--state to \
+        choose), or in the database of a PostgreSQL library; so several servers share them and a \
+        restart signs nobody out.
+
+        The Settings page makes a calendar subscription address (webcal://HOST/calendar/SECRET.ics: \
+        what "passconduit calendar" writes, for calendar programs) and API tokens for the JSON API \
+        under /api/v1/ (Authorization: Bearer TOKEN; the passes as "list --json" and "show --json" \
+        write them).
 
         One line per request goes to standard output: method, route, status, time.
 
@@ -62,7 +70,7 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("One library per signed-in address: a file template with %{local} and %{domain}, or postgresql://… (the milter's library map).", valueName: "template"))
     var libraryMap: String?
 
-    @Option(name: .long, help: ArgumentHelp("The file that keeps sessions and failed sign-ins (default: web-sessions.sqlite beside the library).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The file that keeps sessions, failed sign-ins, calendar addresses and API tokens (default: web-sessions.sqlite beside a library file; a PostgreSQL library keeps them in its database).", valueName: "path"))
     var state: String?
 
     /// The IMAP sign-in's checker for an `--auth imap://…|imaps://…` value: MailboxLogin's
@@ -98,14 +106,24 @@ struct Serve: ParsableCommand {
             }
             let libraries = try librariesFor(signIn: signIn, context: context)
             let statePath = state ?? Self.defaultStatePath(libraryPath: context.libraryPath, environment: context.environment)
-            let webState: WebState
+            // Where the library lives: the PostgreSQL database of a server library (or library map),
+            // else the SQLite file beside the library (or --state).
+            let serverLocation = [libraryMap, context.libraryPath].compactMap { $0 }.first(where: LibraryRoot.isServer)
+            let webState: any WebStateStore
             do {
-                webState = try WebState(path: statePath)
+                webState = try LibraryRoot.webState(location: state == nil ? serverLocation ?? statePath : statePath, file: statePath)
+            } catch let error as LibraryError {
+                throw CLIError("cannot keep sessions in \(error.path ?? statePath): \(error.message)", status: .cannotCreate)
             } catch {
                 throw CLIError("cannot open the session file \(statePath): \(error)", status: .cannotCreate)
             }
             web = WebConfiguration(setup: context.setup, opener: try context.opener(), libraries: libraries,
                                    barcode: { CardBarcodeSource.barcode(for: $0) }, state: webState)
+            let updates = UpdateClient(context: context)
+            let updateOpener = try context.opener()
+            web.checkForUpdate = { library, id in
+                try await updates.check(id, in: library, opener: updateOpener)
+            }
             web.listen = listenAddress
             web.signIn = signIn
             if let tlsCert, let tlsKey { web.tls = (tlsCert, tlsKey) }
@@ -132,6 +150,7 @@ struct Serve: ParsableCommand {
                 done.signal()
             }
             done.wait()
+            try? Blocking.run { await updates.shutdown() }
             if let error = outcome.get() { throw error }
             return .success
         }
@@ -221,5 +240,52 @@ struct Serve: ParsableCommand {
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/state")
         return (stateHome as NSString).appendingPathComponent("passconduit/web-sessions.sqlite")
+    }
+}
+
+/// The PassKit web-service client behind the wallet's "Check for update" button: made on the
+/// first check (as `update` makes it), shut down when the server stops.
+final class UpdateClient: @unchecked Sendable {
+    private let lock = NSLock()
+    private var client: WebServiceClient?
+    private let settings: WebServiceClient.Settings
+
+    init(context: Context) {
+        var settings = WebServiceClient.Settings()
+        settings.maxBodyBytes = context.limits.pass.maxArchiveBytes
+        settings.proxy = ProxySettings(environment: context.environment)
+        self.settings = settings
+    }
+
+    func get() throws -> WebServiceClient {
+        try lock.withLock {
+            if let client { return client }
+            let made = try WebServiceClient(settings: settings)
+            client = made
+            return made
+        }
+    }
+
+    /// `passconduit update ID`'s check of one pass, and its sentence as `update` prints it.
+    func check(_ id: PassID, in library: any PassLibraryBackend, opener: PassOpener) async throws -> String {
+        var request = UpdateRequest()
+        request.ids = [id]
+        request.timeLimit = 60
+        let outcomes = try await UpdateRun(library: library, opener: opener, client: try get()).run(request)
+        guard let outcome = outcomes.first else { return "\(id): this pass has no web service to check." }
+        return UpdateOutcomeText.line(outcome, terminal: Terminal(plain: ()), verbose: false)
+    }
+
+    func shutdown() async {
+        guard let client = lock.withLock({ self.client }) else { return }
+        await client.shutdown()
+    }
+}
+
+extension Terminal {
+    /// No colour: text for a web page.
+    init(plain: ()) {
+        colour = false
+        verbose = false
     }
 }

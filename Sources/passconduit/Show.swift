@@ -49,12 +49,7 @@ struct Show: ParsableCommand {
             }
             let web = try LibraryCall.run { try await library.webServiceState(passID) }
             if global.json {
-                var object = StoredPassJSON.detailed(stored, info: verdict.pass, verdict: verdict)
-                if case .object(var members) = object {
-                    members.append(("lastUpdateCheck", UpdateCheckText.json(web)))
-                    object = .object(members)
-                }
-                print(object.line)
+                print(StoredPassJSON.show(stored, verdict: verdict, lastUpdateCheck: web).line)
             } else {
                 print(PassDetails(terminal: context.terminal).render(stored, verdict: verdict))
                 if let line = UpdateCheckText.line(web, canUpdate: verdict.pass?.canUpdate ?? false) { print(line) }

@@ -238,16 +238,4 @@ enum UpdateCheckText {
         if let retry = state.retryAfter { text += "; the issuer asked to wait until \(DateText.iso(retry))" }
         return UpdateOutcomeText.sanitized(text)
     }
-
-    static func json(_ state: WebServiceState?) -> JSONOutput {
-        guard let state, let at = state.checkedAt else { return .null }
-        return .object([
-            ("at", .date(at)),
-            ("outcome", .string(state.outcome)),
-            ("http", state.http.map { .int(Int64($0)) } ?? .null),
-            ("errorCode", .string(state.errorCode)),
-            ("message", .string(state.message)),
-            ("retryAfter", .date(state.retryAfter)),
-        ])
-    }
 }

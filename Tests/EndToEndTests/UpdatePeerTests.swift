@@ -115,6 +115,48 @@ final class UpdatePeerTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("\(id): updated — Gate changed to C7."), text.stdout)
     }
 
+    /// The web wallet's "Check for update" runs this same check for the one pass: the newer
+    /// version is taken and the page says what changed; a form without the session's token
+    /// changes nothing; a pass without a web service has no button.
+    func testCheckForUpdateOnThePassPageTakesTheNewerVersion() throws {
+        let sandbox = try Sandbox()
+        let serial = unique("WEB")
+        let id = "\(Self.type)/\(serial)"
+        let v1 = try UpdateKit.pass(serial: serial, webServiceURL: try serviceURL, signed: now.addingTimeInterval(-7200), in: sandbox.dir)
+        try serve(v1, serial: serial)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", v1.path, Run.sample("passes/store-card.pkpass")]).status, 0)
+        let v2 = try UpdateKit.pass(serial: serial, webServiceURL: try serviceURL, gate: "B22", signed: now.addingTimeInterval(-3600), in: sandbox.dir)
+        try serve(v2, serial: serial)
+
+        let server = try WebServeTests.Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        XCTAssertEqual(try WebServeTests.curl(server.signIn, jar: jar).status, 303)
+        let hash = try sha256(v1)
+        let page = try WebServeTests.curl(server.base + "/passes/\(hash)", jar: jar)
+        XCTAssertTrue(page.text.contains("action=\"/passes/\(hash)/update\""), page.text)
+        let csrf = try XCTUnwrap(WebServeTests.csrf(page.text))
+        XCTAssertEqual(try WebServeTests.curl(server.base + "/passes/\(hash)/update", jar: jar, ["-d", "x=1"]).status, 403)
+        XCTAssertEqual(try WebServeTests.curl(server.base + "/passes/\(hash)/update", jar: jar).status, 404, "GET changes nothing")
+        XCTAssertEqual(try exportSHA(sandbox, id), hash)
+
+        let checked = try WebServeTests.curl(server.base + "/passes/\(hash)/update", jar: jar, ["-d", "csrf=\(csrf)"])
+        XCTAssertEqual(checked.status, 200, checked.text)
+        XCTAssertTrue(checked.text.contains("\(id): updated — Gate changed to B22."), checked.text)
+        let newHash = try sha256(v2)
+        XCTAssertEqual(try exportSHA(sandbox, id), newHash)
+        XCTAssertTrue(checked.text.contains("href=\"/passes/\(newHash)\""), checked.text)
+        let again = try WebServeTests.curl(server.base + "/passes/\(newHash)/update", jar: jar, ["-d", "csrf=\(csrf)"])
+        XCTAssertTrue(again.text.contains("\(id): no newer version"), again.text)
+
+        let card = try XCTUnwrap(try sandbox.run("list", ["--json"]).objects.first { ($0["kind"] as? String) == "storeCard" }?["sha256"] as? String)
+        let cardPage = try WebServeTests.curl(server.base + "/passes/\(card)", jar: jar)
+        XCTAssertEqual(cardPage.status, 200)
+        XCTAssertFalse(cardPage.text.contains("Check for update"), "a pass without a web service has no button")
+        XCTAssertFalse(server.text.contains("token-0123456789abcdef"), server.text)
+        XCTAssertTrue(server.text.contains("POST /passes/{hash}/update 200"), server.text)
+    }
+
     func testWrongTokenIsRefusedByTheIssuerAndNothingChanges() throws {
         let sandbox = try Sandbox()
         let serial = unique("TOKEN")

@@ -34,6 +34,25 @@ final class WebPostgresTests: XCTestCase {
         XCTAssertEqual(bob.body, try Data(contentsOf: URL(fileURLWithPath: Run.sample("passes/boarding-pass.pkpass"))))
         XCTAssertEqual(try WebServeTests.curl(web.base + "/", ["-H", "X-User: carol@example.org"]).status, 403)
         XCTAssertEqual(try cli("list", user: "carol@example.org", ["--json"]).objects.count, 0)
+        // Alice's API token and calendar address (kept in the database) reach her library only.
+        let jar = sandbox.dir.appendingPathComponent("alice-jar")
+        let settings = try WebServeTests.curl(web.base + "/settings", jar: jar, alice)
+        let csrf = try XCTUnwrap(WebServeTests.csrf(settings.text), settings.text)
+        let token = try XCTUnwrap(WebSettingsTests.apiToken(try WebServeTests.curl(web.base + "/settings/tokens", jar: jar,
+                                                                                   alice + ["-d", "csrf=\(csrf)&name=bridge"]).text))
+        let asAlice = ["-H", "Authorization: Bearer \(token)"]
+        let passes = try XCTUnwrap(WebSettingsTests.json(try WebServeTests.curl(web.base + "/api/v1/passes", asAlice)) as? [[String: Any]])
+        XCTAssertEqual(passes.map { $0["organizationName"] as? String }, ["Passconduit Coffee"])
+        for path in ["/api/v1/passes/\(bobHash)", "/api/v1/passes/\(bobHash).pkpass"] {
+            XCTAssertEqual(try WebServeTests.curl(web.base + path, asAlice).status, 404, path)
+        }
+        XCTAssertEqual(try WebServeTests.curl(web.base + "/api/v1/passes/\(bobHash)", asAlice + ["-X", "DELETE"]).status, 404)
+        XCTAssertEqual(try cli("list", user: "bob@example.org", ["--json"]).objects.count, 1, "Bob's pass is still there")
+        let made = try WebServeTests.curl(web.base + "/settings/calendar", jar: jar, alice + ["-H", "X-Forwarded-Proto: http", "-d", "csrf=\(csrf)&action=renew"])
+        let feed = try WebServeTests.curl(try XCTUnwrap(WebSettingsTests.calendarURL(made.text), made.text))
+        XCTAssertEqual(feed.status, 200)
+        XCTAssertFalse(feed.text.contains("PC 1234"), "nothing of Bob's boarding pass: \(feed.text)")
+        XCTAssertFalse(web.text.contains(token), web.text)
         XCTAssertFalse(web.text.contains("postgres:"), "no location with credentials in the log: \(web.text)")
     }
 
@@ -65,5 +84,20 @@ final class WebPostgresTests: XCTestCase {
             if back != 200 { usleep(250_000) }
         }
         XCTAssertEqual(back, 200, "serving again once the server is back")
+    }
+
+    /// On a PostgreSQL library the sessions, API tokens and calendar secrets live in its
+    /// database (no state file is made): a restarted server signs nobody out, and a token and
+    /// a calendar address made before the restart still work.
+    func testARestartSignsNobodyOutAndTheWebStateLivesInTheDatabase() throws {
+        let sandbox = try Sandbox()
+        let server = try PostgresTestServer.shared
+        let location = server.location(database: try server.database())
+        let options = ["--library", location, "--user", "alice@example.org", "--trust", Run.sample("ca/trust")]
+        XCTAssertEqual(try sandbox.run("add", options + ["--yes", Run.sample("passes/event-ticket.pkpass")], common: false).status, 0)
+        try WebSettingsTests.checkRestart(sandbox, arguments: options, common: false)
+        let stateFolder = sandbox.dir.appendingPathComponent("state/passconduit")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stateFolder.appendingPathComponent("web-sessions.sqlite").path),
+                       "the web state is in the database, not in a file")
     }
 }

@@ -1,22 +1,22 @@
-import Conduit
 import Foundation
 import PassStore
 import WalletPass
 
-/// JSON for library passes (`list --json`, `show --json`); README "JSON output".
-enum StoredPassJSON {
-    static func object(_ pass: StoredPass) -> JSONOutput {
+/// JSON for library passes (`list --json`, `show --json`, and the web wallet's `/api/v1`, which
+/// answers with the very same objects); README "JSON output".
+package enum StoredPassJSON {
+    package static func object(_ pass: StoredPass) -> JSONOutput {
         .object(members(pass))
     }
 
     /// `list --json`: the stored record and the pass's group (one trip, one order).
-    static func listObject(_ item: LibraryView.Item) -> JSONOutput {
+    package static func listObject(_ item: LibraryView.Item) -> JSONOutput {
         var members = members(item.pass)
         members.append(("groupingIdentifier", .string(item.times.groupingIdentifier)))
         return .object(members)
     }
 
-    static func members(_ pass: StoredPass) -> [(String, JSONOutput)] {
+    package static func members(_ pass: StoredPass) -> [(String, JSONOutput)] {
         [
             ("schema", .int(FoundPassJSON.schema)),
             ("id", .string(pass.id.description)),
@@ -42,7 +42,7 @@ enum StoredPassJSON {
     }
 
     /// `show --json`: the stored record plus the localized fields and barcodes of the opened pass.
-    static func detailed(_ pass: StoredPass, info: PassInfo?, verdict: PassVerdict) -> JSONOutput {
+    package static func detailed(_ pass: StoredPass, info: PassInfo?, verdict: PassVerdict) -> JSONOutput {
         var members = members(pass)
         if let info {
             // The stored texts are in the language of the day the pass was added; show uses --lang.
@@ -66,5 +66,30 @@ enum StoredPassJSON {
         // "status" stays the stored verdict, as in list --json; today's re-check is labelled so.
         members.append(("verification", Recheck(stored: pass.status, verdict: verdict).json))
         return .object(members)
+    }
+
+    /// `show --json`'s whole object: `detailed` and the pass's last update check.
+    package static func show(_ pass: StoredPass, verdict: PassVerdict, lastUpdateCheck: WebServiceState?) -> JSONOutput {
+        var object = detailed(pass, info: verdict.pass, verdict: verdict)
+        if case .object(var members) = object {
+            members.append(("lastUpdateCheck", UpdateCheckJSON.json(lastUpdateCheck)))
+            object = .object(members)
+        }
+        return object
+    }
+}
+
+/// `show --json`'s "lastUpdateCheck".
+package enum UpdateCheckJSON {
+    package static func json(_ state: WebServiceState?) -> JSONOutput {
+        guard let state, let at = state.checkedAt else { return .null }
+        return .object([
+            ("at", .date(at)),
+            ("outcome", .string(state.outcome)),
+            ("http", state.http.map { .int(Int64($0)) } ?? .null),
+            ("errorCode", .string(state.errorCode)),
+            ("message", .string(state.message)),
+            ("retryAfter", .date(state.retryAfter)),
+        ])
     }
 }

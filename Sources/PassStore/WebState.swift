@@ -1,0 +1,118 @@
+import Foundation
+import Support
+
+/// What the web wallet (`serve`) remembers between requests and across restarts: sessions,
+/// failed sign-ins, each user's calendar subscription secret and API tokens. It lives where the
+/// library lives (`WebStateFile` beside an SQLite library, `PostgresWebState` in the library's
+/// PostgreSQL database), so several `serve` hosts share it and a restart signs nobody out.
+/// Every secret is stored only as its SHA-256: a copy of the store signs nobody in.
+package protocol WebStateStore: Sendable {
+    /// A new session for `user`: its id (for the cookie only) and its CSRF token.
+    func createSession(user: String, now: Date) async throws -> (id: String, session: WebState.Session)
+    /// The live session a cookie names, its last use moved to now (at most once a minute); nil
+    /// for an unknown, forged, idle or too old one.
+    func session(id: String, now: Date) async throws -> WebState.Session?
+    func endSession(id: String) async throws
+    /// Signs `user` out on every browser.
+    func endSessions(user: String) async throws
+
+    func recordFailure(keys: [String], now: Date) async throws
+    /// The most failures any of `keys` has in the window.
+    func failures(keys: [String], now: Date) async throws -> Int
+    func clearFailures(key: String) async throws
+
+    /// When `user`'s calendar subscription secret was made; nil without one.
+    func calendarSubscription(user: String) async throws -> Date?
+    /// A new calendar secret for `user`, replacing (and so revoking) the one before.
+    func renewCalendarSecret(user: String, now: Date) async throws -> String
+    func revokeCalendarSecret(user: String) async throws
+    /// Whose subscription `secret` is; nil for an unknown or revoked one.
+    func calendarUser(secret: String) async throws -> String?
+
+    /// A new API token for `user` named `name`: the token (shown once) and what is kept of it.
+    func createToken(user: String, name: String, now: Date) async throws -> (token: String, info: WebState.APIToken)
+    /// `user`'s tokens, oldest first.
+    func tokens(user: String) async throws -> [WebState.APIToken]
+    /// Revokes `user`'s token `id`; false when `user` has none of that id.
+    func revokeToken(user: String, id: String) async throws -> Bool
+    /// Whose token `token` is, its last use moved to now (at most once a minute); nil for an
+    /// unknown or revoked one.
+    func tokenUser(token: String, now: Date) async throws -> String?
+}
+
+extension WebStateStore {
+    package func createSession(user: String) async throws -> (id: String, session: WebState.Session) {
+        try await createSession(user: user, now: Date())
+    }
+    package func session(id: String) async throws -> WebState.Session? { try await session(id: id, now: Date()) }
+    package func recordFailure(keys: [String]) async throws { try await recordFailure(keys: keys, now: Date()) }
+    package func failures(keys: [String]) async throws -> Int { try await failures(keys: keys, now: Date()) }
+    package func renewCalendarSecret(user: String) async throws -> String { try await renewCalendarSecret(user: user, now: Date()) }
+    package func createToken(user: String, name: String) async throws -> (token: String, info: WebState.APIToken) {
+        try await createToken(user: user, name: name, now: Date())
+    }
+    package func tokenUser(token: String) async throws -> String? { try await tokenUser(token: token, now: Date()) }
+}
+
+/// The web state's values and rules, shared by both stores.
+package enum WebState {
+    package struct Session: Sendable, Equatable {
+        package var user: String
+        /// The per-session token every state-changing form carries.
+        package var csrf: String
+        package var created: Date
+        package var seen: Date
+        package init(user: String, csrf: String, created: Date, seen: Date) {
+            self.user = user
+            self.csrf = csrf
+            self.created = created
+            self.seen = seen
+        }
+    }
+
+    /// An API token as the settings page lists it: never the token itself.
+    package struct APIToken: Sendable, Equatable {
+        /// A public handle for revoking it (the first 16 hex digits of the token's SHA-256).
+        package var id: String
+        package var name: String
+        package var created: Date
+        package var lastUsed: Date?
+        package init(id: String, name: String, created: Date, lastUsed: Date?) {
+            self.id = id
+            self.name = name
+            self.created = created
+            self.lastUsed = lastUsed
+        }
+    }
+
+    /// Signed out after this long without a request, and this long after signing in whatever happens.
+    package struct Expiry: Sendable {
+        package var idle: TimeInterval = 2 * 3600
+        package var absolute: TimeInterval = 7 * 24 * 3600
+        package init() {}
+    }
+
+    /// Failures counted per account and per client address over this window.
+    package static let failureWindow: TimeInterval = 15 * 60
+
+    /// A token's name on the settings page: at most this many characters.
+    package static let maxTokenName = 80
+
+    /// 256 random bits as 64 hex digits.
+    package static func randomToken() -> String {
+        var g = SystemRandomNumberGenerator()
+        return Digest.hexString((0..<32).map { _ in UInt8.random(in: 0...255, using: &g) })
+    }
+
+    /// What a store keeps of a secret.
+    package static func hash(_ token: String) -> String { Digest.sha256Hex(Array(token.utf8)) }
+
+    /// Whether `text` can be one of the secrets `randomToken` makes (64 lower-case hex digits):
+    /// anything else is nobody's, without a lookup.
+    package static func wellFormed(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The public handle of a token whose hash is `hash`.
+    package static func tokenID(hash: String) -> String { String(hash.prefix(16)) }
+}

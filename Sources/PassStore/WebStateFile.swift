@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import Support
+
+/// The web state in one SQLite file where an SQLite library lives (`web-sessions.sqlite` beside
+/// the library file), shared by every `serve` process on that folder.
+package final class WebStateFile: WebStateStore, @unchecked Sendable {
+    package let path: String
+    package let expiry: WebState.Expiry
+    let db: DatabaseQueue
+
+    package init(path: String, expiry: WebState.Expiry = WebState.Expiry()) throws {
+        self.path = path
+        self.expiry = expiry
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
+        if !FileManager.default.fileExists(atPath: path) {
+            FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        config.label = "passconduit web state"
+        db = try DatabaseQueue(path: path, configuration: config)
+        try db.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE web_session (
+                    idHash TEXT PRIMARY KEY NOT NULL,
+                    user TEXT NOT NULL,
+                    csrf TEXT NOT NULL,
+                    created REAL NOT NULL,
+                    seen REAL NOT NULL
+                );
+                CREATE INDEX web_session_user ON web_session(user);
+                CREATE TABLE web_failure (
+                    key TEXT NOT NULL,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX web_failure_key ON web_failure(key, at);
+                """)
+        }
+        migrator.registerMigration("v2-calendar-api-tokens") { db in
+            try db.execute(sql: """
+                CREATE TABLE web_calendar (
+                    user TEXT PRIMARY KEY NOT NULL,
+                    secretHash TEXT NOT NULL UNIQUE,
+                    created REAL NOT NULL
+                );
+                CREATE TABLE web_token (
+                    hash TEXT PRIMARY KEY NOT NULL,
+                    id TEXT NOT NULL,
+                    user TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created REAL NOT NULL,
+                    lastUsed REAL
+                );
+                CREATE INDEX web_token_user ON web_token(user, id);
+                """)
+        }
+        try migrator.migrate(db)
+    }
+
+    // MARK: Sessions
+
+    package func createSession(user: String, now: Date) throws -> (id: String, session: WebState.Session) {
+        let id = WebState.randomToken()
+        let session = WebState.Session(user: user, csrf: WebState.randomToken(), created: now, seen: now)
+        try db.write { db in
+            try db.execute(sql: "DELETE FROM web_session WHERE seen < ? OR created < ?",
+                           arguments: [(now - expiry.idle).timeIntervalSince1970, (now - expiry.absolute).timeIntervalSince1970])
+            try db.execute(sql: "INSERT INTO web_session (idHash, user, csrf, created, seen) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [WebState.hash(id), user, session.csrf, now.timeIntervalSince1970, now.timeIntervalSince1970])
+        }
+        return (id, session)
+    }
+
+    package func session(id: String, now: Date) throws -> WebState.Session? {
+        guard WebState.wellFormed(id) else { return nil }
+        let key = WebState.hash(id)
+        return try db.write { db -> WebState.Session? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT user, csrf, created, seen FROM web_session WHERE idHash = ?", arguments: [key]) else { return nil }
+            let created = Date(timeIntervalSince1970: row["created"])
+            let seen = Date(timeIntervalSince1970: row["seen"])
+            if now.timeIntervalSince(seen) > expiry.idle || now.timeIntervalSince(created) > expiry.absolute {
+                try db.execute(sql: "DELETE FROM web_session WHERE idHash = ?", arguments: [key])
+                return nil
+            }
+            if now.timeIntervalSince(seen) > 60 {
+                try db.execute(sql: "UPDATE web_session SET seen = ? WHERE idHash = ?", arguments: [now.timeIntervalSince1970, key])
+            }
+            return WebState.Session(user: row["user"], csrf: row["csrf"], created: created, seen: now.timeIntervalSince(seen) > 60 ? now : seen)
+        }
+    }
+
+    package func endSession(id: String) throws {
+        try db.write { db in try db.execute(sql: "DELETE FROM web_session WHERE idHash = ?", arguments: [WebState.hash(id)]) }
+    }
+
+    package func endSessions(user: String) throws {
+        try db.write { db in try db.execute(sql: "DELETE FROM web_session WHERE user = ?", arguments: [user]) }
+    }
+
+    // MARK: Sign-in throttling
+
+    package func recordFailure(keys: [String], now: Date) throws {
+        try db.write { db in
+            try db.execute(sql: "DELETE FROM web_failure WHERE at < ?", arguments: [(now - WebState.failureWindow).timeIntervalSince1970])
+            for key in keys {
+                try db.execute(sql: "INSERT INTO web_failure (key, at) VALUES (?, ?)", arguments: [WebState.hash(key), now.timeIntervalSince1970])
+            }
+        }
+    }
+
+    package func failures(keys: [String], now: Date) throws -> Int {
+        try db.read { db in
+            try keys.map { key in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM web_failure WHERE key = ? AND at >= ?",
+                                 arguments: [WebState.hash(key), (now - WebState.failureWindow).timeIntervalSince1970]) ?? 0
+            }.max() ?? 0
+        }
+    }
+
+    package func clearFailures(key: String) throws {
+        try db.write { db in try db.execute(sql: "DELETE FROM web_failure WHERE key = ?", arguments: [WebState.hash(key)]) }
+    }
+
+    // MARK: Calendar subscription
+
+    package func calendarSubscription(user: String) throws -> Date? {
+        try db.read { db in
+            try Double.fetchOne(db, sql: "SELECT created FROM web_calendar WHERE user = ?", arguments: [user]).map { Date(timeIntervalSince1970: $0) }
+        }
+    }
+
+    package func renewCalendarSecret(user: String, now: Date) throws -> String {
+        let secret = WebState.randomToken()
+        try db.write { db in
+            try db.execute(sql: "DELETE FROM web_calendar WHERE user = ?", arguments: [user])
+            try db.execute(sql: "INSERT INTO web_calendar (user, secretHash, created) VALUES (?, ?, ?)",
+                           arguments: [user, WebState.hash(secret), now.timeIntervalSince1970])
+        }
+        return secret
+    }
+
+    package func revokeCalendarSecret(user: String) throws {
+        try db.write { db in try db.execute(sql: "DELETE FROM web_calendar WHERE user = ?", arguments: [user]) }
+    }
+
+    package func calendarUser(secret: String) throws -> String? {
+        guard WebState.wellFormed(secret) else { return nil }
+        return try db.read { db in
+            try String.fetchOne(db, sql: "SELECT user FROM web_calendar WHERE secretHash = ?", arguments: [WebState.hash(secret)])
+        }
+    }
+
+    // MARK: API tokens
+
+    package func createToken(user: String, name: String, now: Date) throws -> (token: String, info: WebState.APIToken) {
+        let token = WebState.randomToken()
+        let hash = WebState.hash(token)
+        let info = WebState.APIToken(id: WebState.tokenID(hash: hash), name: name, created: now, lastUsed: nil)
+        try db.write { db in
+            try db.execute(sql: "INSERT INTO web_token (hash, id, user, name, created) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [hash, info.id, user, name, now.timeIntervalSince1970])
+        }
+        return (token, info)
+    }
+
+    package func tokens(user: String) throws -> [WebState.APIToken] {
+        try db.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, created, lastUsed FROM web_token WHERE user = ? ORDER BY created, id", arguments: [user]).map { row in
+                let used: Double? = row["lastUsed"]
+                return WebState.APIToken(id: row["id"], name: row["name"], created: Date(timeIntervalSince1970: row["created"]),
+                                         lastUsed: used.map { Date(timeIntervalSince1970: $0) })
+            }
+        }
+    }
+
+    package func revokeToken(user: String, id: String) throws -> Bool {
+        try db.write { db in
+            try db.execute(sql: "DELETE FROM web_token WHERE user = ? AND id = ?", arguments: [user, id])
+            return db.changesCount > 0
+        }
+    }
+
+    package func tokenUser(token: String, now: Date) throws -> String? {
+        guard WebState.wellFormed(token) else { return nil }
+        let hash = WebState.hash(token)
+        return try db.write { db -> String? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT user, lastUsed FROM web_token WHERE hash = ?", arguments: [hash]) else { return nil }
+            let used: Double? = row["lastUsed"]
+            if used.map({ now.timeIntervalSince1970 - $0 > 60 }) ?? true {
+                try db.execute(sql: "UPDATE web_token SET lastUsed = ? WHERE hash = ?", arguments: [now.timeIntervalSince1970, hash])
+            }
+            return row["user"]
+        }
+    }
+}

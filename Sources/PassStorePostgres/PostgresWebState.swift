@@ -1,0 +1,277 @@
+import Foundation
+import PassStore
+import PostgresNIO
+
+/// The web state in the library's PostgreSQL database: tables of its own in the schema
+/// `passconduit_web` (created on first use), every row carrying the signed-in user's name, so
+/// every `serve` host on that database shares sessions, sign-in failures, calendar secrets and
+/// API tokens, and a restart signs nobody out. Connects as the library does (same location,
+/// TLS and timeouts); a server that cannot be reached is `LibraryError.Kind.unavailable`.
+package final class PostgresWebState: WebStateStore, @unchecked Sendable {
+    package let expiry: WebState.Expiry
+    let server: PostgresLocation
+    let client: PostgresClient
+    let options: LibraryOptions
+    let logger: Logger
+    private let runTask: Task<Void, Never>
+    private let lock = NSLock()
+    private var ready = false
+
+    /// Any number the advisory lock of the web tables' creation is taken on ("PCWB").
+    static let lockKey: Int64 = 0x5043_5742
+
+    /// The web state in the database `location` names (the `--library` or `--library-map` value).
+    package init(location: String, options: LibraryOptions = .default, expiry: WebState.Expiry = WebState.Expiry(),
+                 environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        server = try PostgresLocation(location, environment: environment)
+        self.options = options
+        self.expiry = expiry
+        var logger = Logger(label: "passconduit.web.postgresql")
+        logger.logLevel = .critical
+        self.logger = logger
+        var configuration = try PostgresLibrary.clientConfiguration(server, options: options)
+        configuration.options.maximumConnections = 4
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        runTask = Task { await client.run() }
+    }
+
+    deinit { runTask.cancel() }
+
+    static let schema = [
+        "CREATE SCHEMA IF NOT EXISTS passconduit_web",
+        """
+        CREATE TABLE IF NOT EXISTS passconduit_web.session (
+            id_hash text COLLATE "C" PRIMARY KEY,
+            "user" text NOT NULL,
+            csrf text NOT NULL,
+            created double precision NOT NULL,
+            seen double precision NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS session_by_user ON passconduit_web.session (\"user\")",
+        """
+        CREATE TABLE IF NOT EXISTS passconduit_web.failure (
+            key text COLLATE "C" NOT NULL,
+            at double precision NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS failure_by_key ON passconduit_web.failure (key, at)",
+        """
+        CREATE TABLE IF NOT EXISTS passconduit_web.calendar (
+            "user" text PRIMARY KEY,
+            secret_hash text COLLATE "C" NOT NULL UNIQUE,
+            created double precision NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS passconduit_web.token (
+            hash text COLLATE "C" PRIMARY KEY,
+            id text COLLATE "C" NOT NULL,
+            "user" text NOT NULL,
+            name text NOT NULL,
+            created double precision NOT NULL,
+            last_used double precision)
+        """,
+        "CREATE INDEX IF NOT EXISTS token_by_user ON passconduit_web.token (\"user\", id)",
+    ]
+
+    /// Runs `body` on one connection, the tables made first if this process has not yet seen
+    /// them; tried again on a new connection while the server cannot be reached, until the
+    /// library's retry deadline.
+    func run<T: Sendable>(_ name: String, _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0.05, options.retryDeadline) * 1000))
+        let display = server.display
+        var lastProblem = "the server did not answer"
+        while true {
+            let attemptDeadline = min(deadline, ContinuousClock.now + .seconds(5))
+            do {
+                return try await Deadline.run(until: attemptDeadline) { [client, logger, self] in
+                    try await client.withConnection { connection in
+                        let tx = PostgresTransaction(connection: connection, user: "", logger: logger)
+                        do {
+                            if !lock.withLock({ ready }) {
+                                try await tx.run("BEGIN")
+                                try await tx.run("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+                                for statement in Self.schema { try await tx.run(statement) }
+                                try await tx.run("COMMIT")
+                                lock.withLock { ready = true }
+                            }
+                            return try await body(tx)
+                        } catch {
+                            if PostgresFailure(error).connectionLost { await PostgresLibrary.retire(connection) }
+                            else { _ = try? await tx.run("ROLLBACK") }
+                            throw error
+                        }
+                    }
+                }
+            } catch let error as LibraryError {
+                throw error
+            } catch is Deadline.Passed {
+                guard ContinuousClock.now < deadline else {
+                    throw LibraryError(.unavailable, "\(name): \(lastProblem)", path: display)
+                }
+                lastProblem = "the server did not answer in time"
+            } catch {
+                let failure = PostgresFailure(error)
+                guard failure.retryable, ContinuousClock.now < deadline else { throw failure.libraryError(name, location: display) }
+                lastProblem = failure.summary
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 20...100)))
+            }
+        }
+    }
+
+    /// Runs statements as one transaction.
+    func write<T: Sendable>(_ name: String, _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
+        try await run(name) { tx in
+            try await tx.run("BEGIN")
+            let value = try await body(tx)
+            try await tx.run("COMMIT")
+            return value
+        }
+    }
+
+    // MARK: Sessions
+
+    package func createSession(user: String, now: Date) async throws -> (id: String, session: WebState.Session) {
+        let id = WebState.randomToken()
+        let session = WebState.Session(user: user, csrf: WebState.randomToken(), created: now, seen: now)
+        let idle = (now - expiry.idle).timeIntervalSince1970, absolute = (now - expiry.absolute).timeIntervalSince1970
+        let t = now.timeIntervalSince1970
+        try await write("sign in") { tx in
+            try await tx.run("DELETE FROM passconduit_web.session WHERE seen < $1 OR created < $2", [idle, absolute])
+            try await tx.run("INSERT INTO passconduit_web.session (id_hash, \"user\", csrf, created, seen) VALUES ($1, $2, $3, $4, $5)",
+                             [WebState.hash(id), user, session.csrf, t, t])
+        }
+        return (id, session)
+    }
+
+    package func session(id: String, now: Date) async throws -> WebState.Session? {
+        guard WebState.wellFormed(id) else { return nil }
+        let key = WebState.hash(id)
+        let expiry = self.expiry
+        return try await run("session") { tx -> WebState.Session? in
+            guard let row = try await tx.rows("SELECT \"user\", csrf, created, seen FROM passconduit_web.session WHERE id_hash = $1", [key]).first else { return nil }
+            let (user, csrf, createdT, seenT) = try row.decode((String, String, Double, Double).self)
+            let created = Date(timeIntervalSince1970: createdT), seen = Date(timeIntervalSince1970: seenT)
+            if now.timeIntervalSince(seen) > expiry.idle || now.timeIntervalSince(created) > expiry.absolute {
+                try await tx.run("DELETE FROM passconduit_web.session WHERE id_hash = $1", [key])
+                return nil
+            }
+            let moved = now.timeIntervalSince(seen) > 60
+            if moved {
+                try await tx.run("UPDATE passconduit_web.session SET seen = $1 WHERE id_hash = $2", [now.timeIntervalSince1970, key])
+            }
+            return WebState.Session(user: user, csrf: csrf, created: created, seen: moved ? now : seen)
+        }
+    }
+
+    package func endSession(id: String) async throws {
+        let key = WebState.hash(id)
+        try await run("sign out") { tx in try await tx.run("DELETE FROM passconduit_web.session WHERE id_hash = $1", [key]) }
+    }
+
+    package func endSessions(user: String) async throws {
+        try await run("sign out everywhere") { tx in try await tx.run("DELETE FROM passconduit_web.session WHERE \"user\" = $1", [user]) }
+    }
+
+    // MARK: Sign-in throttling
+
+    package func recordFailure(keys: [String], now: Date) async throws {
+        let old = (now - WebState.failureWindow).timeIntervalSince1970, t = now.timeIntervalSince1970
+        let hashes = keys.map(WebState.hash)
+        try await write("sign-in failure") { tx in
+            try await tx.run("DELETE FROM passconduit_web.failure WHERE at < $1", [old])
+            for key in hashes { try await tx.run("INSERT INTO passconduit_web.failure (key, at) VALUES ($1, $2)", [key, t]) }
+        }
+    }
+
+    package func failures(keys: [String], now: Date) async throws -> Int {
+        let old = (now - WebState.failureWindow).timeIntervalSince1970
+        let hashes = keys.map(WebState.hash)
+        return try await run("sign-in failures") { tx in
+            var most = 0
+            for key in hashes {
+                let n = try await tx.rows("SELECT count(*) FROM passconduit_web.failure WHERE key = $1 AND at >= $2", [key, old])[0].decode(Int.self)
+                most = max(most, n)
+            }
+            return most
+        }
+    }
+
+    package func clearFailures(key: String) async throws {
+        let hash = WebState.hash(key)
+        try await run("sign-in failures") { tx in try await tx.run("DELETE FROM passconduit_web.failure WHERE key = $1", [hash]) }
+    }
+
+    // MARK: Calendar subscription
+
+    package func calendarSubscription(user: String) async throws -> Date? {
+        try await run("calendar") { tx in
+            try await tx.rows("SELECT created FROM passconduit_web.calendar WHERE \"user\" = $1", [user]).first
+                .map { Date(timeIntervalSince1970: try $0.decode(Double.self)) }
+        }
+    }
+
+    package func renewCalendarSecret(user: String, now: Date) async throws -> String {
+        let secret = WebState.randomToken()
+        let hash = WebState.hash(secret), t = now.timeIntervalSince1970
+        try await write("calendar") { tx in
+            try await tx.run("DELETE FROM passconduit_web.calendar WHERE \"user\" = $1", [user])
+            try await tx.run("INSERT INTO passconduit_web.calendar (\"user\", secret_hash, created) VALUES ($1, $2, $3)", [user, hash, t])
+        }
+        return secret
+    }
+
+    package func revokeCalendarSecret(user: String) async throws {
+        try await run("calendar") { tx in try await tx.run("DELETE FROM passconduit_web.calendar WHERE \"user\" = $1", [user]) }
+    }
+
+    package func calendarUser(secret: String) async throws -> String? {
+        guard WebState.wellFormed(secret) else { return nil }
+        let hash = WebState.hash(secret)
+        return try await run("calendar") { tx in
+            try await tx.rows("SELECT \"user\" FROM passconduit_web.calendar WHERE secret_hash = $1", [hash]).first.map { try $0.decode(String.self) }
+        }
+    }
+
+    // MARK: API tokens
+
+    package func createToken(user: String, name: String, now: Date) async throws -> (token: String, info: WebState.APIToken) {
+        let token = WebState.randomToken()
+        let hash = WebState.hash(token)
+        let info = WebState.APIToken(id: WebState.tokenID(hash: hash), name: name, created: now, lastUsed: nil)
+        let t = now.timeIntervalSince1970
+        try await run("API token") { tx in
+            try await tx.run("INSERT INTO passconduit_web.token (hash, id, \"user\", name, created) VALUES ($1, $2, $3, $4, $5)",
+                             [hash, info.id, user, name, t])
+        }
+        return (token, info)
+    }
+
+    package func tokens(user: String) async throws -> [WebState.APIToken] {
+        try await run("API tokens") { tx in
+            try await tx.rows("SELECT id, name, created, last_used FROM passconduit_web.token WHERE \"user\" = $1 ORDER BY created, id", [user]).map { row in
+                let (id, name, created, used) = try row.decode((String, String, Double, Double?).self)
+                return WebState.APIToken(id: id, name: name, created: Date(timeIntervalSince1970: created),
+                                         lastUsed: used.map { Date(timeIntervalSince1970: $0) })
+            }
+        }
+    }
+
+    package func revokeToken(user: String, id: String) async throws -> Bool {
+        try await run("API token") { tx in
+            !(try await tx.rows("DELETE FROM passconduit_web.token WHERE \"user\" = $1 AND id = $2 RETURNING id", [user, id]).isEmpty)
+        }
+    }
+
+    package func tokenUser(token: String, now: Date) async throws -> String? {
+        guard WebState.wellFormed(token) else { return nil }
+        let hash = WebState.hash(token), t = now.timeIntervalSince1970
+        return try await run("API token") { tx in
+            guard let row = try await tx.rows("SELECT \"user\", last_used FROM passconduit_web.token WHERE hash = $1", [hash]).first else { return nil }
+            let (user, used) = try row.decode((String, Double?).self)
+            if used.map({ t - $0 > 60 }) ?? true {
+                try await tx.run("UPDATE passconduit_web.token SET last_used = $1 WHERE hash = $2", [t, hash])
+            }
+            return user
+        }
+    }
+}

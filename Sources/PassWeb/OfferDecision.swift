@@ -1,0 +1,45 @@
+import Conduit
+import PassStore
+import WalletPass
+
+/// Accepting or declining a staged offer, by the same intake policy and consent rules as
+/// `add --offer` and `offers --decline`: the offer page's buttons and `/api/v1/offers/{n}/…`.
+enum OfferDecision {
+    case declined
+    /// The intake policy refused it (the sentence says why); the offer stays.
+    case refused(String)
+    /// The library already holds this pass; the offer is gone.
+    case already
+    case added(StoredPass)
+    case updated(StoredPass)
+
+    static func decide(_ offer: Offer, accept: Bool, library: any PassLibraryBackend, opener: PassOpener) async throws -> OfferDecision {
+        guard accept else {
+            try await library.declineOffer(offer.offerID)
+            return .declined
+        }
+        let bytes = try await library.offerBytes(offer.offerID)
+        let verdict = opener.open(bytes)
+        var source = PassSourceInfo(input: "offer \(offer.offerID)")
+        source.messageID = offer.source?.messageID
+        source.subject = offer.source?.subject
+        let record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
+        var state: LibraryState?
+        var stored: StoredPass?
+        if verdict.status != .invalid, let record {
+            state = try await library.contains(record)
+            if state == .update { stored = try await library.pass(record.id) }
+        }
+        switch Intake(.user(allowUntrusted: false)).decide(.init(verdict, record: record), state: state, stored: stored) {
+        case .refuse(_, let message, _):
+            return .refused(message)
+        case .nothing, .offer:
+            try await library.declineOffer(offer.offerID)
+            return .already
+        case .add, .replace:
+            guard let record else { return .refused("The offer cannot be read.") }
+            let storedPass = try await library.acceptOffer(offer.offerID, record: record, allowUntrusted: false)
+            return state == .update ? .updated(storedPass) : .added(storedPass)
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Conduit
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PassStore
+import Support
+import WalletPass
+
+/// The JSON API, `/api/v1/…`, for chat bridges and scripts: the same reads and actions as the
+/// pages, one object per pass exactly as `list --json` and `show --json` write them (schema 1),
+/// authenticated by an API token from the Settings page (`Authorization: Bearer TOKEN`). No
+/// cookie is ever taken here, so no cross-site form can act through it (no CSRF token needed).
+/// Every answer is JSON, errors `{"error": {"code": …, "message": …}}`; every lookup is inside
+/// the token owner's library, so another user's hash or offer number is a 404.
+extension WebApp {
+    struct APIError: Error {
+        var status: HTTPResponse.Status
+        var code: String
+        var message: String
+        init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+            self.status = status
+            self.code = code
+            self.message = message
+        }
+        static let notFound = APIError(.notFound, "not-found", "There is no such pass in your library.")
+    }
+
+    /// The largest JSON body an API request takes (none needs more than a few bytes).
+    static let maxAPIJSONBytes = 64 * 1024
+
+    /// The API's answer to `request`, or nil when its path is not under `/api/`.
+    func api(_ request: Request, segments: [Substring]) async -> Answer? {
+        guard segments.first == "api" else { return nil }
+        var route = Self.apiPattern(segments)
+        do {
+            let (pattern, answer) = try await apiRoute(request, segments: segments, route: &route)
+            return Answer(route: pattern, response: answer)
+        } catch let error as APIError {
+            var response = Self.json(error.status, Self.errorJSON(error.code, error.message))
+            if error.status == .unauthorized {
+                response.headers[.wwwAuthenticate] = error.code == "invalid-token"
+                    ? "Bearer realm=\"passconduit\", error=\"invalid_token\"" : "Bearer realm=\"passconduit\""
+            }
+            return Answer(route: route, response: response)
+        } catch is NIOTooManyBytesError {
+            return Answer(route: route, response: Self.json(.contentTooLarge, Self.errorJSON("too-large",
+                "The request body is larger than this request takes; nothing was changed.")))
+        } catch let error as LibraryError {
+            let busy = error.kind == .busy || error.kind == .unavailable
+            var response = Self.json(busy ? .serviceUnavailable : .internalServerError, Self.errorJSON(busy ? "unavailable" : "library",
+                busy ? "Your pass library cannot be reached right now. Nothing was changed; try again in a moment."
+                     : "Your pass library could not answer (\(error.kind.rawValue)). Nothing was changed."))
+            if busy { response.headers[.retryAfter] = "5" }
+            return Answer(route: route, response: response)
+        } catch let problem as WebProblem {
+            return Answer(route: route, response: Self.json(problem.status, Self.errorJSON("not-accepted", problem.sentence)))
+        } catch {
+            return Answer(route: route, response: Self.json(.internalServerError, Self.errorJSON("internal",
+                "The wallet could not answer this request. Nothing was changed.")))
+        }
+    }
+
+    /// The route pattern the log names an API request by (its hash or number left out).
+    static func apiPattern(_ segments: [Substring]) -> String {
+        let path = segments.dropFirst(2)
+        guard segments.count >= 3, segments[1] == "v1" else { return "/api" }
+        switch (path.count, path.first ?? "") {
+        case (1, "passes"): return "/api/v1/passes"
+        case (2, "passes"): return path.last!.hasSuffix(".pkpass") ? "/api/v1/passes/{sha256}.pkpass" : "/api/v1/passes/{sha256}"
+        case (1, "offers"): return "/api/v1/offers"
+        case (3, "offers") where path.last == "accept" || path.last == "decline": return "/api/v1/offers/{number}/" + path.last!
+        default: return "/api/v1"
+        }
+    }
+
+    static func errorJSON(_ code: String, _ message: String) -> JSONOutput {
+        .object([("error", .object([("code", .string(code)), ("message", .string(message))]))])
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: JSONOutput) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        let bytes = ByteBuffer(string: value.line + "\n")
+        headers[.contentLength] = "\(bytes.readableBytes)"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: bytes))
+    }
+
+    /// Whose token the request carries; a 401 without one or for one not (or no longer) known.
+    func apiUser(_ request: Request) async throws -> String {
+        guard let header = request.headers[.authorization] else {
+            throw APIError(.unauthorized, "unauthorized",
+                           "This API needs an API token: send “Authorization: Bearer TOKEN”. Tokens are made on the wallet's Settings page.")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer",
+              let user = try await config.state.tokenUser(token: parts[1].trimmingCharacters(in: .whitespaces)) else {
+            throw APIError(.unauthorized, "invalid-token",
+                           "This API token is not known here: it may have been revoked. Make a new one on the wallet's Settings page.")
+        }
+        return user
+    }
+
+    /// The body of a request that takes JSON: at most `maxAPIJSONBytes`, and valid JSON when it has any.
+    func jsonBody(_ request: Request) async throws {
+        var request = request
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maxAPIJSONBytes {
+            throw NIOTooManyBytesError(maxBytes: Self.maxAPIJSONBytes)
+        }
+        let body = try await request.collectBody(upTo: Self.maxAPIJSONBytes)
+        let bytes = Data(body.readableBytesView)
+        if bytes.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }),
+           (try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])) == nil {
+            throw APIError(.badRequest, "bad-json", "The request body is not JSON. Nothing was changed.")
+        }
+    }
+
+    func apiRoute(_ request: Request, segments: [Substring], route: inout String) async throws -> (String, Response) {
+        guard segments.count >= 3, segments[1] == "v1" else {
+            throw APIError(.notFound, "not-found", "There is no such API address; this wallet's API is under /api/v1/.")
+        }
+        try checkHost(request)
+        let user = try await apiUser(request)
+        guard let library = try await config.libraries(user) else {
+            throw APIError(.notFound, "no-library", "There is no pass library for this token's user on this server.")
+        }
+        let method = request.method
+        let read = method == .get || method == .head
+        let path = Array(segments.dropFirst(2))
+
+        switch (path.count, path[0]) {
+        case (1, "passes"):
+            route = "/api/v1/passes"
+            if read { return (route, Self.json(.ok, try await apiList(library))) }
+            if method == .post { return try await apiAdd(request, library: library) }
+        case (2, "passes"):
+            let name = path[1]
+            if name.hasSuffix(".pkpass") {
+                route = "/api/v1/passes/{sha256}.pkpass"
+                guard read else { break }
+                let (_, bytes) = try await apiPass(String(name.dropLast(".pkpass".count)), library: library)
+                var headers = HTTPFields()
+                headers[.contentType] = "application/vnd.apple.pkpass"
+                headers[.contentLength] = "\(bytes.count)"
+                return (route, Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes))))
+            }
+            route = "/api/v1/passes/{sha256}"
+            if read {
+                let (pass, bytes) = try await apiPass(String(name), library: library)
+                let web = try await library.webServiceState(pass.id)
+                return (route, Self.json(.ok, StoredPassJSON.show(pass, verdict: config.opener.open(bytes), lastUpdateCheck: web)))
+            }
+            if method == .delete {
+                try await jsonBody(request)
+                let (pass, _) = try await apiPass(String(name), library: library)
+                try await library.remove(pass.id)
+                return (route, Self.json(.ok, .object([("removed", StoredPassJSON.object(pass))])))
+            }
+        case (1, "offers"):
+            route = "/api/v1/offers"
+            if read { return (route, Self.json(.ok, .array(try await library.offers().map(OfferJSON.object)))) }
+        case (3, "offers") where path[2] == "accept" || path[2] == "decline":
+            let accept = path[2] == "accept"
+            route = accept ? "/api/v1/offers/{number}/accept" : "/api/v1/offers/{number}/decline"
+            guard method == .post else { break }
+            try await jsonBody(request)
+            let text = path[1]
+            guard text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(text),
+                  let offer = try await library.offer(id) else {
+                throw APIError(.notFound, "not-found", "There is no such offer in your library.")
+            }
+            switch try await OfferDecision.decide(offer, accept: accept, library: library, opener: config.opener) {
+            case .declined:
+                return (route, Self.json(.ok, .object([("outcome", .string("declined")), ("message", .string("Declined.")), ("offer", .int(id))])))
+            case .refused(let message):
+                throw APIError(.unprocessableContent, "refused", message)
+            case .already:
+                return (route, Self.json(.ok, .object([("outcome", .string("already")), ("message", .string("Already in your library.")), ("offer", .int(id))])))
+            case .added(let pass):
+                return (route, Self.json(.ok, .object([("outcome", .string("added")), ("message", .string("Added to your library.")),
+                                                       ("offer", .int(id)), ("pass", StoredPassJSON.object(pass))])))
+            case .updated(let pass):
+                return (route, Self.json(.ok, .object([("outcome", .string("updated")), ("message", .string("Updated in your library.")),
+                                                       ("offer", .int(id)), ("pass", StoredPassJSON.object(pass))])))
+            }
+        default:
+            throw APIError(.notFound, "not-found", "There is no such API address.")
+        }
+        throw APIError(.methodNotAllowed, "method-not-allowed", "\(method.rawValue) is not taken at \(route).")
+    }
+
+    /// `list --json`'s objects, in its order (what comes next first, then the expired).
+    func apiList(_ library: any PassLibraryBackend) async throws -> JSONOutput {
+        var passes = try await library.passes()
+        let opener = config.opener
+        // As `list` does under --lang (or a language from the environment): names and
+        // descriptions in the configured language where the pass has it.
+        if !config.setup.preferredLanguages.isEmpty {
+            for (index, pass) in passes.enumerated() {
+                if let info = opener.open(try await library.export(pass.id)).pass {
+                    passes[index].organizationName = info.organizationName
+                    passes[index].description = info.description
+                }
+            }
+        }
+        let times = await self.times(for: passes, library: library, opener: opener)
+        let view = LibraryView(passes: passes, times: times, query: LibraryView.Query())
+        return .array((view.currentItems + view.archivedItems).map(StoredPassJSON.listObject))
+    }
+
+    /// The stored pass whose full SHA-256 is `hash`, in this library only.
+    func apiPass(_ hash: String, library: any PassLibraryBackend) async throws -> (StoredPass, [UInt8]) {
+        guard Digest.isSHA256Hex(hash), hash == hash.lowercased(),
+              let pass = try await library.passes().first(where: { $0.sha256 == hash }) else { throw APIError.notFound }
+        return (pass, try await library.export(pass.id))
+    }
+
+    /// `POST /api/v1/passes` with the bytes of a `.pkpass`: the same intake as an upload or
+    /// `add --yes`, with its sentences.
+    func apiAdd(_ request: Request, library: any PassLibraryBackend) async throws -> (String, Response) {
+        let limit = config.setup.limits.pass.maxArchiveBytes
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw NIOTooManyBytesError(maxBytes: limit)
+        }
+        var request = request
+        let bytes = Array(try await request.collectBody(upTo: limit).readableBytesView)
+        guard bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else {
+            throw APIError(.badRequest, "not-a-pass",
+                           bytes.isEmpty ? "The request has no body: send the bytes of a .pkpass file. Nothing was changed."
+                                         : "The request body is not a .pkpass file (a pass is a zip archive, and this is not one). Nothing was changed.")
+        }
+        let setup = config.setup, opener = config.opener
+        let lines: [(String, String?)] = try await offPool { () -> Result<[(String, String?)], WebProblem> in
+            Result { try WebUpload.add(bytes: bytes, name: "upload.pkpass", setup: setup, opener: opener, library: library) }
+                .mapError { $0 as? WebProblem ?? WebProblem(.internalServerError, route: "/api/v1/passes", title: "Not added",
+                                                            "The upload could not be read; nothing was changed.") }
+        }.get()
+        let results: [JSONOutput] = lines.map { .object([("message", .string($0.0)), ("sha256", .string($0.1))]) }
+        let anyTaken = lines.contains { $0.1 != nil }
+        return ("/api/v1/passes", Self.json(anyTaken ? .ok : .unprocessableContent, .object([("results", .array(results))])))
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PassCalendar
+
+/// The calendar subscription, `/calendar/SECRET.ics`: what `passconduit calendar` writes for the
+/// library of the user whose secret it is (the same `LibraryCalendar`), for calendar programs
+/// that fetch without cookies. The secret is the only credential; the log names the route,
+/// never the secret. An unknown or revoked secret is a 404 that says nothing of anyone.
+extension WebApp {
+    static let calendarRoute = "/calendar/{secret}.ics"
+
+    func calendarFeed(_ request: Request, segments: [Substring]) async throws -> Answer? {
+        guard segments.count == 2, segments[0] == "calendar", segments[1].hasSuffix(".ics") else { return nil }
+        let route = Self.calendarRoute
+        guard request.method == .get || request.method == .head else {
+            throw WebProblem(.methodNotAllowed, route: route, title: "Not allowed", "A calendar subscription is only read (GET).")
+        }
+        try checkHost(request)
+        let secret = String(segments[1].dropLast(".ics".count))
+        let nobody = WebProblem(.notFound, route: route, title: "Not found",
+                                "There is no such calendar. If you subscribed to it, its address may have been renewed or revoked on the wallet's Settings page.")
+        guard let user = try await config.state.calendarUser(secret: secret), let library = try await config.libraries(user) else {
+            throw nobody
+        }
+        let calendar = try await LibraryCalendar.write(library: library, opener: config.opener)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/calendar; charset=utf-8"
+        headers[.contentDisposition] = "inline; filename=\"passes.ics\""
+        let bytes = ByteBuffer(string: calendar.text)
+        headers[.contentLength] = "\(bytes.readableBytes)"
+        return Answer(route: route, response: Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes)))
+    }
+}

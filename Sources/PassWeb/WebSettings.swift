@@ -1,0 +1,145 @@
+import Conduit
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PassStore
+
+/// `/settings`: the calendar subscription (create, renew, revoke) and the API tokens (create
+/// with a name, list, revoke). A new secret is shown once, on the page that answers its
+/// creation; only its SHA-256 is kept. Every change is a POST carrying the session's form token
+/// (checked with the Origin in `WebApp.route`, as for every form); GET changes nothing.
+extension WebPages {
+    func settings(_ request: Request, method: HTTPRequest.Method, segments: [Substring], form: [String: String]) async throws -> Answer {
+        let get = method == .get || method == .head
+        let user = visitor.session.user
+        let state = app.config.state
+        switch segments.count {
+        case 1 where get:
+            return Answer(route: "/settings", response: try await settingsPage(request, notice: ""))
+        case 2 where !get && segments[1] == "calendar":
+            switch form["action"] {
+            case "renew"?:
+                let secret = try await state.renewCalendarSecret(user: user)
+                let urls = app.calendarURLs(request, secret: secret)
+                let notice = """
+                <div class="note" role="status"><p>Your calendar address (shown only now: copy it into your calendar program; renewing or revoking it stops this one):</p>
+                <p><a href="\(Self.e(urls.webcal))">\(Self.e(urls.webcal))</a></p>
+                <p>For calendars that want https (Google Calendar's “From URL”): <code>\(Self.e(urls.https))</code></p></div>
+
+                """
+                return Answer(route: "/settings/calendar", response: try await settingsPage(request, notice: notice, title: "Calendar address made"))
+            case "revoke"?:
+                try await state.revokeCalendarSecret(user: user)
+                return Answer(route: "/settings/calendar", response: try await settingsPage(request,
+                    notice: "<p class=\"note\" role=\"status\">The calendar address is revoked: calendars subscribed to it get nothing more.</p>\n",
+                    title: "Calendar address revoked"))
+            default:
+                break
+            }
+        case 2 where !get && segments[1] == "tokens":
+            let name = (form["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !name.isEmpty, name.count <= WebState.maxTokenName,
+                  !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                return Answer(route: "/settings/tokens", response: try await settingsPage(request,
+                    notice: "<p class=\"problem\" role=\"alert\">Give the token a name of up to \(WebState.maxTokenName) characters (what will use it, such as “chat bridge”). No token was made.</p>\n",
+                    status: .badRequest))
+            }
+            let made = try await state.createToken(user: user, name: name)
+            let notice = """
+            <div class="note" role="status"><p>Your new API token “<span dir="auto">\(Self.e(name))</span>” (shown only now: copy it; it cannot be shown again):</p>
+            <p><code class="secret">\(made.token)</code></p>
+            <p>Use it as <code>Authorization: Bearer TOKEN</code>, for example:<br><code>curl -H 'Authorization: Bearer \(made.token)' \(Self.e(app.baseURL(request)))/api/v1/passes</code></p></div>
+
+            """
+            return Answer(route: "/settings/tokens", response: try await settingsPage(request, notice: notice, title: "API token made"))
+        case 4 where !get && segments[1] == "tokens" && segments[3] == "revoke":
+            guard try await state.revokeToken(user: user, id: String(segments[2])) else {
+                throw WebProblem(.notFound, route: "/settings/tokens/{id}/revoke", title: "Not found", "You have no such API token.")
+            }
+            return Answer(route: "/settings/tokens/{id}/revoke", response: try await settingsPage(request,
+                notice: "<p class=\"note\" role=\"status\">The API token is revoked: requests with it are refused from now on.</p>\n",
+                title: "API token revoked"))
+        default:
+            break
+        }
+        throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such page.")
+    }
+
+    func settingsPage(_ request: Request, notice: String, title: String = "Settings", status: HTTPResponse.Status = .ok) async throws -> Response {
+        let user = visitor.session.user
+        let state = app.config.state
+        var h = notice
+        h += "<section aria-labelledby=\"calendar\"><h2 id=\"calendar\">Calendar subscription</h2>\n"
+        h += "<p>Your calendar program can subscribe to the dates of your passes (what “passconduit calendar” writes), and keeps them up to date. "
+            + "The address holds a secret of its own: anyone who has it sees your passes' dates, so renew or revoke it when it was shared by mistake.</p>\n"
+        let form = { (action: String, label: String, danger: Bool) in
+            "<form method=\"post\" action=\"/settings/calendar\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"
+                + "<button type=\"submit\" name=\"action\" value=\"\(action)\"\(danger ? " class=\"danger\"" : "")>\(label)</button></form>"
+        }
+        if let made = try await state.calendarSubscription(user: user) {
+            h += "<p>You have a calendar address, made \(Self.e(DateText.human(made))). It is shown only when it is made; "
+                + "renew it for a new one (calendars subscribed to the old one then stop getting your passes).</p>\n"
+            h += "<div class=\"actions\">" + form("renew", "Renew the address", false) + " " + form("revoke", "Revoke it", true) + "</div>\n"
+        } else {
+            h += "<div class=\"actions\">" + form("renew", "Make a calendar address", false) + "</div>\n"
+        }
+        h += "</section>\n"
+
+        h += "<section aria-labelledby=\"tokens\"><h2 id=\"tokens\">API tokens</h2>\n"
+        h += "<p>A chat bridge or a script reaches your passes through the JSON API (<code>/api/v1/passes</code>) with a token. Each token is shown once, when it is made.</p>\n"
+        let tokens = try await state.tokens(user: user)
+        if tokens.isEmpty {
+            h += "<p>You have no API token.</p>\n"
+        } else {
+            h += "<table class=\"tokens\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Made</th><th scope=\"col\">Last used</th><th scope=\"col\">Revoke</th></tr></thead><tbody>\n"
+            for token in tokens {
+                h += "<tr><td dir=\"auto\">\(Self.e(token.name))</td><td>\(Self.e(DateText.human(token.created)))</td>"
+                    + "<td>\(token.lastUsed.map { Self.e(DateText.human($0)) } ?? "never")</td>"
+                    + "<td><form method=\"post\" action=\"/settings/tokens/\(token.id)/revoke\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"
+                    + "<button type=\"submit\" class=\"danger\" aria-label=\"Revoke the token \(Self.e(token.name))\">Revoke</button></form></td></tr>\n"
+            }
+            h += "</tbody></table>\n"
+        }
+        h += """
+        <form method="post" action="/settings/tokens" class="search">
+        <input type="hidden" name="csrf" value="\(csrf)">
+        <label>Name of a new token <input name="name" type="text" maxlength="\(WebState.maxTokenName)" required></label>
+        <button type="submit">Make a token</button>
+        </form>
+        </section>
+
+        """
+        return page(title, body: h, status: status)
+    }
+}
+
+extension WebApp {
+    /// The wallet's address as the browser reached it: https with TLS or behind the sign-in
+    /// proxy (which does TLS; it may say `X-Forwarded-Proto: http`), plain http only on this
+    /// machine's loopback without TLS.
+    func baseURL(_ request: Request) -> String {
+        let host = request.head.authority.flatMap { a in
+            a.utf8.allSatisfy { b in (0x21...0x7E).contains(b) && b != UInt8(ascii: "/") && b != UInt8(ascii: "\"") && b != UInt8(ascii: "<") }
+                ? a : nil
+        } ?? "localhost"
+        var scheme = "https"
+        if config.tls == nil {
+            switch config.signIn {
+            case .header:
+                if request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "http" { scheme = "http" }
+            case .desktop, .password:
+                if config.listen.isLoopback { scheme = "http" }
+            }
+        }
+        return scheme + "://" + host
+    }
+
+    /// A calendar secret's subscription addresses: `webcal://` (Apple Calendar, Thunderbird,
+    /// GNOME, Outlook) and the same over http(s) (Google Calendar wants that).
+    func calendarURLs(_ request: Request, secret: String) -> (webcal: String, https: String) {
+        let base = baseURL(request)
+        let path = "/calendar/\(secret).ics"
+        let host = base.range(of: "://").map { String(base[$0.upperBound...]) } ?? base
+        return ("webcal://" + host + path, base + path)
+    }
+}
