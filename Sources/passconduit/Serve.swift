@@ -6,6 +6,7 @@ import LibraryRoot
 import MailboxLogin
 import PassStore
 import PassWeb
+import Support
 import WalletPass
 
 /// `passconduit serve`: the web wallet. The composition root's part: which library each
