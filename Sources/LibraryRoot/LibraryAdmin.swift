@@ -48,6 +48,9 @@ package enum LibraryAdmin {
         if let problem = LibraryMap.problem(template: template) {
             throw Problem("library map \(LibraryLocation.withoutPassword(template)): \(problem)")
         }
+        if !LibraryMap.isServer(template) && !template.hasPrefix("/") {
+            throw Problem("library map \(template): give an absolute path")
+        }
         let map = LibraryMap(rule: .template(template))
         guard let target = map.libraries(for: [address], exists: { _ in true }).first else {
             throw Problem("“\(address)” is not a mailbox address (local@domain, without /, \\, spaces or control characters)")
@@ -62,6 +65,9 @@ package enum LibraryAdmin {
     package static func create(_ address: String, template: String, ownership: Ownership = Ownership()) async throws -> (location: String, created: Bool) {
         let target = try target(address, template: template)
         if let user = target.user {
+            if ownership.uid != nil || ownership.gid != nil {
+                throw Problem("--owner is for a file map; on a PostgreSQL server the database's roles decide who may write")
+            }
             let existed = try await PostgresLibrary.users(target.location).contains(user)
             var options = LibraryOptions()
             options.user = user

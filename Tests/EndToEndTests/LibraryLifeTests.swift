@@ -88,6 +88,10 @@ final class LibraryLifeTests: XCTestCase {
         let bad = try library(["create", "no-at-sign", "--library-map", template])
         XCTAssertEqual(bad.status, 64, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("is not a mailbox address"), bad.stderr)
+        let relative = try library(["create", "alice@example.org", "--library-map", "libraries/%{local}@%{domain}.sqlite"])
+        XCTAssertEqual(relative.status, 64, relative.stderr)
+        XCTAssertTrue(relative.stderr.contains("give an absolute path"), relative.stderr)
+        XCTAssertEqual(try library(["list"]).status, 64, "no map given and none configured")
 
         // list
         let listed = try library(["list", "--library-map", template])
@@ -174,6 +178,9 @@ final class LibraryLifeTests: XCTestCase {
         XCTAssertTrue(made.stdout.hasPrefix("Created postgresql://postgres@/\(database)"), made.stdout)
         XCTAssertTrue(made.stdout.contains("(user alice@example.org)"), made.stdout)
         XCTAssertEqual(try library(["create", "carol@example.net", "--library-map", map]).status, 0)
+        let owned = try library(["create", "dave@example.net", "--owner", "nobody", "--library-map", map])
+        XCTAssertEqual(owned.status, 64, owned.stderr)
+        XCTAssertTrue(owned.stderr.contains("--owner is for a file map"), owned.stderr)
         // carol holds a pass as well.
         let added = try Sandbox().run("add", ["--library", map, "--user", "carol@example.net", "--trust", trust, "--yes",
                                               Run.sample("passes/generic.pkpass")], common: false)
