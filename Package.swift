@@ -29,6 +29,8 @@ let package = Package(
         // Hummingbird's own header and logging types, named by PassWeb (already in the graph through it).
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        // The milter's --metrics (Milter only): the Prometheus text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     ],
     targets: [
         // C libraries from Debian (libssl-dev, libzip-dev, libmagic-dev).
@@ -95,8 +97,9 @@ let package = Package(
         // codec, per-session state machine, message collection into the filter's spool, and the
         // same plan and scanner as `passconduit filter`. `passconduit milter` owns the process.
         .target(name: "Milter", dependencies: [
-            "DeliveryFilter", "MailMIME", "PassStore",
+            "DeliveryFilter", "MailMIME", "PassStore", "Support",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The web wallet's mailbox login: one IMAP sign-in (STARTTLS or TLS, then LOGOUT) against the
@@ -161,9 +164,9 @@ let package = Package(
             "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The milter's packet codec, session state machine and library map, without a socket.
-        .testTarget(name: "MilterTests", dependencies: ["Milter", "PassStore", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "MilterTests", dependencies: ["Milter", "PassStore", "Support", .product(name: "NIOCore", package: "swift-nio")]),
         // The web wallet's parsing of addresses, sign-in options and forms (serve itself: EndToEndTests).
-        .testTarget(name: "PassWebTests", dependencies: ["PassWeb"]),
+        .testTarget(name: "PassWebTests", dependencies: ["PassWeb", "Support"]),
         // A private Dovecot IMAP server on loopback (dovecot-imapd), for MailboxLoginTests and serve's sign-in.
         .target(name: "DovecotTestKit", path: "Tests/DovecotTestKit"),
         // The IMAP sign-in against a real Dovecot (dovecot-imapd) the tests start on loopback.

@@ -10,7 +10,9 @@ import NIOCore
 package enum MilterDaemon {
     /// Runs until stopped; returns the exit status (0, or 75 when the address cannot be bound).
     /// `reload` re-reads the configuration; nil keeps the old settings (a broken file is logged).
+    /// `metrics`: where to serve the Prometheus metrics (nil: nowhere).
     package static func run(address: MilterAddress, settings: MilterSettings, graceSeconds: Double = 30,
+                            metrics: (host: String, port: Int)? = nil,
                             ready: @Sendable (MilterServer) -> Void = { _ in },
                             reload: @escaping @Sendable () -> Result<MilterSettings, FilterError>) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
@@ -24,6 +26,20 @@ package enum MilterDaemon {
             writeError("passconduit milter: cannot listen on \(address): \(reason)\n")
             server.shutdown()
             return 75
+        }
+        if let metrics {
+            do {
+                try server.serveMetrics(host: metrics.host, port: metrics.port)
+            } catch {
+                let reason = describe(error)
+                server.log("cannot serve the metrics on \(metrics.host):\(metrics.port): \(reason)")
+                writeError("passconduit milter: cannot serve the metrics on \(metrics.host):\(metrics.port): \(reason)\n")
+                server.stop(graceSeconds: 0)
+                server.wait()
+                if case .unix(let path) = address { _ = unlink(path) }
+                server.shutdown()
+                return 75
+            }
         }
         ready(server)
         var sources: [DispatchSourceSignal] = []

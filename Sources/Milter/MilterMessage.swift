@@ -12,6 +12,9 @@ final class MilterMessage {
     private(set) var recipients: [String] = []
     private(set) var recipientCount = 0
     let maxRecipients: Int
+    /// The MTA's queue id (Postfix's `{i}` macro, Sendmail's `i`) when it sent one: only
+    /// letters and digits, at most 32, for the log line.
+    var queueID: String?
     private(set) var headerCount = 0
     /// All bytes the message had, kept or not.
     private(set) var byteCount = 0

@@ -15,6 +15,8 @@ package final class MilterServer: Sendable {
     let group: MultiThreadedEventLoopGroup
     let scanPool: NIOThreadPool
     private let stopped: EventLoopPromise<Void>
+    /// The counters `--metrics` serves (kept whether or not they are served: a few increments).
+    package let metrics: MilterMetrics
 
     private struct State {
         var settings: MilterSettings
@@ -23,6 +25,7 @@ package final class MilterServer: Sendable {
         var workers: ScanWorkerPool
         var log: FilterLog
         var listener: Channel?
+        var metricsListener: Channel?
         var sessions: [Int: Channel] = [:]
         var nextID = 1
         var draining = false
@@ -34,10 +37,10 @@ package final class MilterServer: Sendable {
     var listeningAddress: MilterAddress? { state.withLockedValue { $0.address } }
 
     package init(settings: MilterSettings, eventLoopThreads: Int = 1) {
-        var log = FilterLog(destination: settings.filter.log, environment: settings.environment)
-        log.path = FilterEnvironment.stateDirectory(settings.environment).map { $0 + "/milter.log" }
-        log.verbose = settings.filter.verbose
-        state = NIOLockedValueBox(State(settings: settings, workers: Self.workers(for: settings), log: log))
+        let log = Self.log(for: settings)
+        let metrics = MilterMetrics()
+        self.metrics = metrics
+        state = NIOLockedValueBox(State(settings: settings, workers: Self.workers(for: settings, metrics: metrics), log: log))
         group = MultiThreadedEventLoopGroup(numberOfThreads: eventLoopThreads)
         scanPool = NIOThreadPool(numberOfThreads: max(1, settings.scanThreads))
         scanPool.start()
@@ -46,13 +49,28 @@ package final class MilterServer: Sendable {
 
     package var settings: MilterSettings { state.withLockedValue { $0.settings } }
 
+    /// The daemon's log: `milter.log` in the state folder, or syslog, or none.
+    package static func log(for settings: MilterSettings) -> FilterLog {
+        var log = FilterLog(destination: settings.filter.log, environment: settings.environment)
+        log.path = FilterEnvironment.stateDirectory(settings.environment).map { $0 + "/milter.log" }
+        log.verbose = settings.filter.verbose
+        return log
+    }
+
     /// The settings and the scan workers a message's scan uses, taken together.
     var current: (settings: MilterSettings, workers: ScanWorkerPool) {
         state.withLockedValue { ($0.settings, $0.workers) }
     }
 
-    private static func workers(for settings: MilterSettings) -> ScanWorkerPool {
-        ScanWorkerPool(command: settings.worker, maxIdle: max(1, settings.scanThreads))
+    private static func workers(for settings: MilterSettings, metrics: MilterMetrics) -> ScanWorkerPool {
+        ScanWorkerPool(command: settings.worker, maxIdle: max(1, settings.scanThreads), workerKilled: { metrics.workerKilled() })
+    }
+
+    /// Serves the metrics on `host`:`port` (`--metrics`) on the daemon's event loops.
+    package func serveMetrics(host: String, port: Int) throws {
+        let channel = try metrics.serve(host: host, port: port, group: group)
+        state.withLockedValue { $0.metricsListener = channel }
+        log("metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(channel.localAddress?.port ?? port)/metrics")
     }
 
     /// New settings for the next messages (SIGHUP). Sessions keep their negotiated limits.
@@ -60,7 +78,7 @@ package final class MilterServer: Sendable {
     /// the old settings and workers stay, and the log says why.
     @discardableResult
     package func reload(_ settings: MilterSettings) -> Bool {
-        let workers = Self.workers(for: settings)
+        let workers = Self.workers(for: settings, metrics: metrics)
         let probe = MilterScanRequest.encode(libraries: [], message: Array("Subject: passconduit reload probe\r\n\r\nprobe\r\n".utf8))
         if case .failure(let problem) = workers.scan(probe, deadline: .now + .seconds(10)) {
             workers.shutdown()
@@ -109,7 +127,17 @@ package final class MilterServer: Sendable {
         case .unix(let path):
             Self.removeStaleSocket(path)
             channel = try bootstrap.bind(unixDomainSocketPath: path).wait()
-            _ = chmod(path, 0o660)
+            let settings = self.settings
+            if let group = settings.socketGroup, chown(path, uid_t.max, group) != 0 {
+                let reason = String(cString: strerror(errno))
+                try? channel.close().wait()
+                throw SocketSetupError(description: "cannot give the socket the group \(group): \(reason)")
+            }
+            guard chmod(path, settings.socketMode) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? channel.close().wait()
+                throw SocketSetupError(description: "cannot set the socket's mode \(String(settings.socketMode, radix: 8)): \(reason)")
+            }
         case .inet(let host, let port):
             channel = try bootstrap.bind(host: host, port: port).wait()
         }
@@ -132,6 +160,7 @@ package final class MilterServer: Sendable {
         }
         guard let listener else { return }
         log("stopping: \(sessions.count) open session(s)")
+        state.withLockedValue { $0.metricsListener }?.close(promise: nil)
         let promise = stopped
         listener.close().whenComplete { _ in
             for channel in sessions { channel.pipeline.fireUserInboundEventTriggered(MilterHandler.Drain()) }
@@ -165,7 +194,14 @@ package final class MilterServer: Sendable {
     // MARK: - Sessions and the log
 
     private func admit(_ channel: Channel) -> Int? {
-        state.withLockedValue { s in
+        if let remote = channel.remoteAddress, let ip = remote.ipAddress {
+            let allowed = state.withLockedValue { $0.settings.allowedClients }
+            guard MilterAccess.admits(ip, allowed: allowed) else {
+                log("refused a connection from \(ip): not loopback, and no --allow names it")
+                return nil
+            }
+        }
+        return state.withLockedValue { s in
             guard !s.draining, s.sessions.count < s.settings.maxSessions else { return nil }
             let id = s.nextID
             s.nextID += 1
@@ -182,15 +218,24 @@ package final class MilterServer: Sendable {
 
     /// The message's one log line: the filter's line plus recipients and libraries.
     func record(_ verdict: MilterVerdict, session: Int) {
+        metrics.record(verdict)
         var line = FilterLog.line(for: verdict.plan, elapsed: verdict.elapsed, wroteOutput: true,
                                   verbose: settings.filter.verbose)
-        line += " session=\(session) rcpts=\(verdict.recipients) libraries=\(verdict.libraries)"
+        if let skipped = verdict.skipped { line += " scan=\(skipped)" }
+        line += " session=\(session)"
+        if let queueID = verdict.queueID { line += " queue=\(queueID)" }
+        line += " rcpts=\(verdict.recipients) libraries=\(verdict.libraries)"
         log(line, stamped: true)
     }
 
     func log(_ line: String, stamped: Bool = false) {
         let log = state.withLockedValue { $0.log }
         log.record(stamped ? line : FilterLog.timestampedLine(line))
+    }
+
+    /// A socket bound, but its group or mode could not be set (the daemon does not start).
+    struct SocketSetupError: Error, CustomStringConvertible {
+        var description: String
     }
 
     private static func removeStaleSocket(_ path: String) {

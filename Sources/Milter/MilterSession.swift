@@ -33,6 +33,8 @@ final class MilterSession {
     private(set) var steps: MilterProtocol.Steps = []
     private(set) var message: MilterMessage?
     private(set) var messageCount = 0
+    /// The queue id from the last `i` macro of the current message.
+    private(set) var queueID: String?
 
     init(limits: Limits) {
         self.limits = limits
@@ -53,7 +55,9 @@ final class MilterSession {
         case .optionNegotiation:
             return negotiate(&payload)
         case .macro:
-            return .none          // macros are not needed; never stored
+            // Only the queue id is kept (for the log line); other macros are never stored.
+            if let id = Self.queueID(inMacros: &payload) { queueID = id }
+            return .none
         case .connect:
             resetMessage()
             return reply(unless: .noReplyConnect)
@@ -87,6 +91,8 @@ final class MilterSession {
             // A last body chunk may ride on the end-of-message packet.
             let m = currentMessage()
             if payload.readableBytes > 0 { payload.withUnsafeReadableBytes { m.addBody($0) } }
+            m.queueID = queueID
+            queueID = nil
             message = nil
             messageCount += 1
             return .endOfMessage(m)
@@ -134,7 +140,25 @@ final class MilterSession {
         return m
     }
 
-    private func resetMessage() { message = nil }
+    private func resetMessage() {
+        message = nil
+        queueID = nil
+    }
+
+    /// The `i` or `{i}` macro's value among a SMFIC_MACRO packet's pairs (after its command
+    /// byte): letters and digits only (Postfix's ids are), at most 32; nil when there is none.
+    static func queueID(inMacros payload: inout ByteBuffer) -> String? {
+        guard payload.readInteger(as: UInt8.self) != nil else { return nil }
+        var found: String?
+        while let name = cStringBytes(&payload), let value = cStringBytes(&payload) {
+            guard name == [0x69] || name == Array("{i}".utf8) else { continue }
+            let id = value.prefix(32)
+            guard !id.isEmpty, id.count == value.count,
+                  id.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { continue }
+            found = String(decoding: id, as: UTF8.self)
+        }
+        return found
+    }
 
     // MARK: - Bytes
 

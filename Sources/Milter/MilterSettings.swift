@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DeliveryFilter
 import PassStore
+import Support
 
 /// Everything a milter daemon runs with. The scan settings are the delivery filter's own
 /// (`FilterOptions`: limits, deadline, headers, offers, updates, config, trust), so `filter` and
@@ -32,6 +36,16 @@ package struct MilterSettings: Sendable {
     package var maxRecipients = 1000
     /// Scans run at once (each on its own thread); the rest wait their turn inside the deadline.
     package var scanThreads = 4
+    /// The Unix socket's mode and group (clamav-milter's MilterSocketMode/MilterSocketGroup):
+    /// 0660 and the daemon's own group unless given, so the MTA's user must share that group.
+    package var socketMode: mode_t = 0o660
+    package var socketGroup: gid_t? = nil
+    /// Clients other than loopback an inet listener serves (`--allow ADDR[/BITS]`); every other
+    /// one is refused at connect. A Unix socket is guarded by its mode and group instead.
+    package var allowedClients: [AddressRange] = []
+    /// Mail for these domains (lower case) is scanned; a message for none of them (outbound or
+    /// relayed) is left untouched: no scan, no header change. nil: every domain is local.
+    package var localDomains: Set<String>? = nil
     /// The resolved process environment (HOME, XDG, TMPDIR) the scan's setup reads.
     package var environment: [String: String]
 

@@ -14,6 +14,9 @@ struct MilterVerdict {
     var libraries: Int
     var recipients: Int
     var elapsed: Double = 0
+    var queueID: String? = nil
+    /// Why the message was not scanned at all (`skipped-not-local`), for the log line.
+    var skipped: String? = nil
 
     /// Plans the message. Blocking (the scan): runs on a scan thread, never on an event loop.
     /// `waited` is the time the message already spent queued for a scan thread: it comes out of
@@ -23,7 +26,21 @@ struct MilterVerdict {
         var options = settings.filter
         options.failClosed = settings.onError == .tempfail
         options.headers = options.headers && canEdit
-        let libraries = LibraryMap(rule: settings.libraryMap, recipientDelimiter: settings.recipientDelimiter).libraries(for: message.recipients)
+        var recipients = message.recipients
+        if let domains = settings.localDomains {
+            recipients = recipients.filter { MilterAccess.isLocal($0, domains: domains) }
+            if recipients.isEmpty && message.recipientCount > 0 {
+                // Outbound or relayed mail: not ours to scan or to mark. Left as it came.
+                var plan = FilterPlan(byteCount: message.byteCount)
+                plan.output = .unchanged
+                var verdict = MilterVerdict(plan: plan, replies: MilterSession.packet(.continue), libraries: 0,
+                                            recipients: message.recipientCount)
+                verdict.queueID = message.queueID
+                verdict.skipped = "skipped-not-local"
+                return verdict
+            }
+        }
+        let libraries = LibraryMap(rule: settings.libraryMap, recipientDelimiter: settings.recipientDelimiter).libraries(for: recipients)
         // The shared header may carry a library's state only when every copy goes to that library.
         var shared = false
         if libraries.count == 1 {
@@ -51,8 +68,10 @@ struct MilterVerdict {
         }
         // Forged fields of our names go on every path that accepts the message.
         let removals = options.headers ? message.ownFields : []
-        return MilterVerdict(plan: plan, replies: replies(for: plan, leadingSpace: leadingSpace, unscannedRemovals: removals),
-                             libraries: libraries.count, recipients: message.recipientCount)
+        var verdict = MilterVerdict(plan: plan, replies: replies(for: plan, leadingSpace: leadingSpace, unscannedRemovals: removals),
+                                    libraries: libraries.count, recipients: message.recipientCount)
+        verdict.queueID = message.queueID
+        return verdict
     }
 
     /// The SMTP reply when a library error makes the message wait (`--on-library-error tempfail`).

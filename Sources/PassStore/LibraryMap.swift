@@ -137,7 +137,7 @@ package struct LibraryMap: Sendable, Equatable {
         return part.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F && $0 != 0x2F && $0 != 0x5C }
     }
 
-    static func fileExists(_ path: String) -> Bool {
+    package static func fileExists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
     }

@@ -1,3 +1,5 @@
+import Support
+
 /// How people sign in to the web wallet (`--auth`).
 package enum SignIn: Sendable {
     /// No `--auth`: loopback only, the user's own library, a one-time link printed at start.

@@ -5,12 +5,13 @@ import LibraryRoot
 import PassStore
 
 /// `passconduit library copy FROM TO`: moves a library between SQLite and PostgreSQL.
+/// `library create|list|drop|purge`: a mailbox's library on a gateway's map (LibraryLife.swift).
 struct LibraryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library",
         _superCommandName: "passconduit",
-        abstract: "Move a pass library between a file (SQLite) and a PostgreSQL server.",
-        subcommands: [Copy.self])
+        abstract: "Move a pass library between a file (SQLite) and a PostgreSQL server; create, list, erase and purge mailboxes' libraries.",
+        subcommands: [Copy.self, Create.self, ListLibraries.self, Drop.self, Purge.self])
 
     struct Copy: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -7,6 +7,7 @@ import MailboxLogin
 import PassStore
 import PassUpdate
 import PassWeb
+import Support
 import WalletPass
 
 /// `passconduit serve`: the web wallet. The composition root's part: which library each

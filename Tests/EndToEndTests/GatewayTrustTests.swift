@@ -377,7 +377,8 @@ enum GatewayMilter {
 
     /// Sends `bytes` to `recipients` through the milter; the script's output (`reply=…`, our
     /// headers as `hdr N: value`, `removed NAME`) and status.
-    static func send(_ bytes: [UInt8], to recipients: [String], port: Int, scratch home: URL) throws -> String {
+    /// `queueID`: sent as the `i` macro before the recipients, as Postfix sends `{i}`.
+    static func send(_ bytes: [UInt8], to recipients: [String], port: Int, scratch home: URL, queueID: String? = nil) throws -> String {
         let (headers, body) = try milterInput(bytes, scratch: home)
         let script = home.appendingPathComponent("send-\(UUID().uuidString.prefix(8)).lua")
         try """
@@ -386,6 +387,7 @@ enum GatewayMilter {
             if mt.negotiate(conn, nil, nil, nil) ~= nil then error("negotiate failed") end
             function fail(what) mt.echo("FAIL " .. what) error(what) end
             function check(r, what) if r ~= nil then fail(what .. ": " .. tostring(r)) end end
+            \(queueID.map { "check(mt.macro(conn, SMFIC_RCPT, \"i\", \"\($0)\"), \"macro\")" } ?? "")
             \(recipients.map { "check(mt.rcptto(conn, \"<\($0)>\"), \"rcpt\")" }.joined(separator: "\n"))
             \(headers)
             check(mt.eoh(conn), "eoh")

@@ -59,26 +59,41 @@ final class MTADeliveryTests: XCTestCase {
     }
 
     /// The shipped recipe (Samples/integrations/procmail/procmailrc) with the test's command line.
+    /// The Passes folder is not made beforehand: the recipe must make it (or deliver to the inbox).
+    /// procmail takes $HOME from the passwd entry, not the environment: the recipe's
+    /// `$HOME/Maildir` is pointed at the test's Maildir, the folder an IMAP server would read.
     func procmail(_ message: [UInt8], root: URL) throws -> Delivery {
         let md = makeMaildir(root)
-        let passes = makeMaildir(root.appendingPathComponent("Passes-root")).deletingLastPathComponent()
-        try? FileManager.default.moveItem(at: passes.appendingPathComponent("Maildir"), to: root.appendingPathComponent("Passes"))
         let shipped = try String(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/integrations/procmail/procmailrc"), encoding: .utf8)
         XCTAssertTrue(shipped.contains(":0 fw\n| passconduit filter\n"))
+        XCTAssertTrue(shipped.contains("\n$HOME/Maildir/.Passes/\n"), "the recipe files into the Maildir++ folder, with the trailing slash")
         let rc = root.appendingPathComponent("procmailrc")
-        try ("MAILDIR=\(root.path)\nDEFAULT=\(md.path)/\nLOGFILE=\(root.path)/procmail.log\nVERBOSE=on\n"
-             + shipped.replacingOccurrences(of: "| passconduit filter\n", with: "| \(try filterCommand(root))\n")).write(to: rc, atomically: true, encoding: .utf8)
+        try ("LOGFILE=\(root.path)/procmail.log\nVERBOSE=on\n"
+             + shipped.replacingOccurrences(of: "| passconduit filter\n", with: "| \(try filterCommand(root))\n")
+                .replacingOccurrences(of: "$HOME/Maildir", with: md.path)).write(to: rc, atomically: true, encoding: .utf8)
         let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/procmail"), arguments: ["-m", rc.path], input: message,
                                   environment: FilterRun.environment(root))
-        return Delivery(status: r.status, delivered: try maildirFiles(md) + maildirFiles(root.appendingPathComponent("Passes")),
+        return Delivery(status: r.status, delivered: try maildirFiles(md) + passesFolder(md),
                         log: (try? String(contentsOf: root.appendingPathComponent("procmail.log"), encoding: .utf8)) ?? "")
     }
 
-    /// The shipped recipe (Samples/integrations/maildrop/mailfilter) with the test's command line.
-    func maildrop(_ message: [UInt8], root: URL) throws -> Delivery {
-        let md = makeMaildir(root)
+    /// The messages in the Maildir++ folder `.Passes` (none when the folder was never made); a
+    /// folder made by the recipe must be a whole Maildir (cur, new, tmp), or IMAP cannot show it.
+    func passesFolder(_ md: URL) throws -> [[UInt8]] {
         let passes = md.appendingPathComponent(".Passes")
-        for sub in ["cur", "new", "tmp"] { try FileManager.default.createDirectory(at: passes.appendingPathComponent(sub), withIntermediateDirectories: true) }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: passes.path, isDirectory: &isFolder), isFolder.boolValue else { return [] }
+        for sub in ["cur", "new", "tmp"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: passes.appendingPathComponent(sub).path), "\(passes.path) has no \(sub)/")
+        }
+        return try maildirFiles(passes)
+    }
+
+    /// The shipped recipe (Samples/integrations/maildrop/mailfilter) with the test's command line.
+    /// The Passes folder is not made beforehand (`blockPasses`: a file stands where it would be).
+    func maildrop(_ message: [UInt8], root: URL, blockPasses: Bool = false) throws -> Delivery {
+        let md = makeMaildir(root)
+        if blockPasses { try Data("not a folder\n".utf8).write(to: md.appendingPathComponent(".Passes")) }
         let shipped = try String(contentsOf: FilterMail.repositoryRoot.appendingPathComponent("Samples/integrations/maildrop/mailfilter"), encoding: .utf8)
         XCTAssertTrue(shipped.contains("xfilter \"passconduit filter\""))
         let rc = root.appendingPathComponent("mailfilter")
@@ -89,7 +104,7 @@ final class MTADeliveryTests: XCTestCase {
         chmod(rc.path, 0o600)
         let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/maildrop"), arguments: [rc.path], input: message,
                                   environment: FilterRun.environment(root))
-        return Delivery(status: r.status, delivered: try maildirFiles(md) + maildirFiles(passes), log: String(decoding: r.stderr, as: UTF8.self))
+        return Delivery(status: r.status, delivered: try maildirFiles(md) + passesFolder(md), log: String(decoding: r.stderr, as: UTF8.self))
     }
 
     /// dovecot-lda with a global Sieve script that runs `filter "passconduit-filter"` (Pigeonhole
@@ -190,7 +205,7 @@ final class MTADeliveryTests: XCTestCase {
     func testUpdatesAreAppliedThroughEveryHost() throws {
         let update = FilterMail.repositoryRoot.appendingPathComponent("Samples/messages/update.eml")
         let message = try [UInt8](Data(contentsOf: update))
-        for (mta, deliver) in [("procmail", procmail), ("maildrop", maildrop), ("dovecot", dovecot)] as [(String, ([UInt8], URL) throws -> Delivery)] {
+        for (mta, deliver) in [("procmail", procmail), ("maildrop", { try self.maildrop($0, root: $1) }), ("dovecot", dovecot)] as [(String, ([UInt8], URL) throws -> Delivery)] {
             let root = FilterRun.directory("\(mta)-update")
             let add = try FilterRun.run(executable: Binary.url, arguments: ["add", "--yes", "--library", root.appendingPathComponent("library.sqlite").path,
                                                                            "--trust", FilterMail.repositoryRoot.appendingPathComponent("Samples/ca/trust").path,
@@ -221,7 +236,32 @@ final class MTADeliveryTests: XCTestCase {
 
     func testMaildropDeliversEverySampleThroughTheFilter() throws {
         XCTAssertTrue(tool("/usr/bin/maildrop"), "maildrop is not installed (script/bootstrap installs it)")
-        try check("maildrop", deliver: maildrop)
+        try check("maildrop", deliver: { try self.maildrop($0, root: $1) })
+    }
+
+    /// Mail with a new pass lands in the Passes folder the recipe makes, the one IMAP shows.
+    func testProcmailAndMaildropFileNewPassesIntoTheMaildirPassesFolder() throws {
+        let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))], subject: "ticket")
+        for (mta, deliver) in [("procmail", procmail), ("maildrop", { try self.maildrop($0, root: $1) })] as [(String, ([UInt8], URL) throws -> Delivery)] {
+            let root = FilterRun.directory("\(mta)-passes")
+            let d = try deliver(message, root)
+            XCTAssertEqual(d.status, 0, "\(mta): \(d.log)")
+            let filed = try passesFolder(root.appendingPathComponent("Maildir"))
+            XCTAssertEqual(filed.count, 1, "\(mta): \(d.log)")
+            XCTAssertEqual(try maildirFiles(root.appendingPathComponent("Maildir")).count, 0, mta)
+            XCTAssertTrue(FilterPromise.ownHeaderLines(filed.first ?? []).first?.contains("new") ?? false, mta)
+        }
+    }
+
+    /// maildrop: a Passes folder that cannot be made never defers the mail; it goes to the inbox.
+    func testMaildropDeliversToTheInboxWhenThePassesFolderCannotBeMade() throws {
+        let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))], subject: "ticket")
+        let root = FilterRun.directory("maildrop-blocked")
+        let d = try maildrop(message, root: root, blockPasses: true)
+        XCTAssertEqual(d.status, 0, d.log)
+        let inbox = try maildirFiles(root.appendingPathComponent("Maildir"))
+        XCTAssertEqual(inbox.count, 1, d.log)
+        FilterPromise.assertIntact(input: message, output: inbox.first ?? [])
     }
 
     func testDovecotSieveFilterDeliversEverySampleThroughTheFilter() throws {

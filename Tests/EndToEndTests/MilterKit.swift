@@ -74,13 +74,15 @@ final class MilterProcess {
     let home: URL
     let logURL: URL
 
+    /// `executable`: the binary, or a wrapper that runs it (as another user) with its arguments.
+    /// `listen`: the address (default: inet on `port`, which the start waits for).
     init(home: URL, arguments: [String], port: Int = MilterKit.freePort(), environment extra: [String: String] = [:],
-         executable: URL = Binary.url) throws {
+         executable: URL = Binary.url, trust: String = Run.sample("ca/trust"), listen: String? = nil) throws {
         self.home = home
         self.port = port
         logURL = home.appendingPathComponent("state/passconduit/milter.log")
         process.executableURL = executable
-        process.arguments = ["milter", "--listen", "inet:\(port)@127.0.0.1", "--trust", Run.sample("ca/trust")] + arguments
+        process.arguments = ["milter", "--listen", listen ?? "inet:\(port)@127.0.0.1", "--trust", trust] + arguments
         process.environment = FilterRun.environment(home, extra: extra)
         let out = home.appendingPathComponent("milter.out")
         FileManager.default.createFile(atPath: out.path, contents: nil)
@@ -88,8 +90,15 @@ final class MilterProcess {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        guard MilterKit.waitUntil(30, { MilterKit.isListening(port) }) else {
-            process.terminate()
+        let ready: () -> Bool
+        if let listen, listen.hasPrefix("unix:") {
+            let path = String(listen.dropFirst(5))
+            ready = { [process] in FileManager.default.fileExists(atPath: path) || !process.isRunning }
+        } else {
+            ready = { MilterKit.isListening(port) }
+        }
+        guard MilterKit.waitUntil(30, ready), process.isRunning else {
+            if process.isRunning { process.terminate() }
             throw NSError(domain: "MilterProcess", code: 1, userInfo: [NSLocalizedDescriptionKey:
                 "passconduit milter did not listen on \(port): " + ((try? String(contentsOf: out, encoding: .utf8)) ?? "")])
         }
@@ -127,7 +136,9 @@ final class PostfixInstance {
     static let recipients = ["alice@example.org", "bob@example.org", "carol@example.net", "dave@example.net"]
     var config: String { root.appendingPathComponent("conf").path }
 
-    init(milter: String) throws {
+    /// `extraMain`: more main.cf lines (they win over the ones above them); `extraServices`:
+    /// more master.cf lines (a pipe transport).
+    init(milter: String, extraMain: [String] = [], extraServices: [String] = []) throws {
         // Postfix insists on root-owned folders that others cannot write: made here, not by
         // FileManager's temporary-directory defaults.
         root = URL(fileURLWithPath: "/tmp/pc-postfix-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -186,7 +197,7 @@ final class PostfixInstance {
             milter_default_action = accept
             milter_protocol = 6
             in_flow_delay = 0
-            """
+            """ + extraMain.map { "\n" + $0 }.joined()
         try main.write(toFile: "\(r)/conf/main.cf", atomically: true, encoding: .utf8)
         try Self.recipients.map { a in "\(a) \(a.split(separator: "@")[1])/\(a.split(separator: "@")[0])/" }
             .joined(separator: "\n").appending("\n").write(toFile: "\(r)/conf/vmailbox", atomically: true, encoding: .utf8)
@@ -201,7 +212,7 @@ final class PostfixInstance {
             "discard unix - - n - - discard", "local unix - n n - - local", "virtual unix - n n - - virtual",
             "lmtp unix - - n - - lmtp", "anvil unix - - n - 1 anvil", "scache unix - - n - 1 scache",
             "postlog unix-dgram n - n - 1 postlogd",
-        ]
+        ] + extraServices
         try (services.joined(separator: "\n") + "\n").write(toFile: "\(r)/conf/master.cf", atomically: true, encoding: .utf8)
         let started = try MilterKit.run("/usr/sbin/postfix", ["-c", config, "start"])
         guard started.status == 0, MilterKit.waitUntil(30, { MilterKit.isListening(milterPort) && MilterKit.isListening(plainPort) }) else {

@@ -87,7 +87,7 @@ final class Sandbox {
     /// terminal stays the pseudo-terminal (`cat msg | passconduit add -` asks on /dev/tty).
     /// `extraEnvironment`: more variables for the child (COLUMNS: the pseudo-terminal has no size).
     func runOnTerminal(_ command: String, _ arguments: [String], answers: [String], colour: Bool = false,
-                       stdinFile: String? = nil, extraEnvironment: [String: String] = [:]) throws -> Run {
+                       stdinFile: String? = nil, extraEnvironment: [String: String] = [:], common useCommon: Bool = true) throws -> Run {
         let script = """
         import os, pty, sys, json
         argv = json.loads(sys.argv[1]); answers = json.loads(sys.argv[2])
@@ -112,7 +112,7 @@ final class Sandbox {
         sys.stdout.write(out.decode("utf-8", "replace"))
         sys.exit(os.waitstatus_to_exitcode(status))
         """
-        let argv = [Binary.url.path, command] + common + arguments
+        let argv = [Binary.url.path, command] + (useCommon ? common : []) + arguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         func json(_ value: Any) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: value), as: UTF8.self) }

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PassWeb
+import Support
 
 /// `serve`'s addresses and forms as written by people and browsers: parsed exactly, refused with a sentence.
 final class WebOptionsTests: XCTestCase {

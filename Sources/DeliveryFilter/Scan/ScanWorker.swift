@@ -39,6 +39,8 @@ package final class ScanWorkerPool: Sendable {
     /// Told a worker's pid when a scan starts on it and 0 when the scan is over, so a process's
     /// signal handler can kill it (`passconduit filter` ends with 75 on SIGTERM and must not leave it).
     package let busyChanged: @Sendable (Int32) -> Void
+    /// Told each time a worker is killed (crashed, late, or broken): the next scan starts a new one.
+    package let workerKilled: @Sendable () -> Void
 
     private struct Worker: Sendable {
         var pid: pid_t
@@ -46,10 +48,12 @@ package final class ScanWorkerPool: Sendable {
     }
     private let idle = Mutex<[Worker]>([])
 
-    package init(command: Command, maxIdle: Int = 1, busyChanged: @escaping @Sendable (Int32) -> Void = { _ in }) {
+    package init(command: Command, maxIdle: Int = 1, busyChanged: @escaping @Sendable (Int32) -> Void = { _ in },
+                 workerKilled: @escaping @Sendable () -> Void = {}) {
         self.command = command
         self.maxIdle = maxIdle
         self.busyChanged = busyChanged
+        self.workerKilled = workerKilled
     }
 
     deinit { shutdown() }
@@ -86,12 +90,15 @@ package final class ScanWorkerPool: Sendable {
                 return result
             }
             Self.kill(worker)
+            workerKilled()
             return .failure(FilterError(.scanFailed, detail: "scan worker sent \(bytes.count) malformed bytes"))
         case .late:
             Self.kill(worker)
+            workerKilled()
             return .failure(FilterError(.deadline, detail: "scan still running at the deadline; worker killed"))
         case .broken(let why):
             let status = Self.kill(worker)
+            workerKilled()
             return .failure(FilterError(.scanFailed, detail: "scan worker \(why)\(status.map { ", \($0)" } ?? "")"))
         }
     }

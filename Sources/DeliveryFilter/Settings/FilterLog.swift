@@ -31,6 +31,7 @@ package struct FilterLog: Sendable {
     }
 
     package func record(_ line: String) {
+        let line = Self.oneLine(line)
         switch destination {
         case .none: return
         case .syslog:
@@ -100,6 +101,38 @@ package struct FilterLog: Sendable {
     /// start, stop, reload), in the same shape as the message lines.
     package static func timestampedLine(_ text: String) -> String {
         "\(timestamp()) pid=\(getpid()) \(text)"
+    }
+
+    /// The longest line written, in Unicode scalars (a line naming 64 libraries fits).
+    package static let maxLineScalars = 16_384
+
+    /// `line` as one line of the log, whatever an error message put into it: control characters
+    /// (a newline, a CR, a tab, an escape) become "?", and a line longer than `maxLineScalars`
+    /// is cut on a character boundary and ends "…". A line that is already fine comes back as it was.
+    package static func oneLine(_ line: String) -> String {
+        func control(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) }
+        if line.utf8.count <= maxLineScalars && !line.unicodeScalars.contains(where: control) { return line }
+        var out = String.UnicodeScalarView()
+        var count = 0
+        for character in line {
+            let scalars = character.unicodeScalars
+            if count + scalars.count > maxLineScalars - 1 { out.append("…"); break }
+            for scalar in scalars { out.append(control(scalar) ? "?" : scalar) }
+            count += scalars.count
+        }
+        return String(out)
+    }
+
+    /// Why this log cannot be written (its folder cannot be made, or the file opened for
+    /// appending), or nil when it can or goes elsewhere. Nothing is written to it.
+    package func problem() -> String? {
+        guard destination == .file else { return nil }
+        guard let path else { return "there is no state folder for the log (set XDG_STATE_HOME or HOME, or give --log syslog)" }
+        makeDirectories((path as NSString).deletingLastPathComponent)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        guard fd >= 0 else { return "cannot write the log file \(path): \(String(cString: strerror(errno)))" }
+        close(fd)
+        return nil
     }
 
     package static func printable(_ s: String) -> String {

@@ -4,6 +4,10 @@ import DeliveryFilter
 import Foundation
 import Milter
 import PassStore
+import Support
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `passconduit milter`: the delivery filter as a milter daemon for Postfix and Sendmail.
 struct MilterCommand: ParsableCommand {
@@ -110,6 +114,21 @@ struct MilterCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Characters that start an address extension, as Postfix's recipient_delimiter: with +, alice+travel@example.org uses alice@example.org's library.", valueName: "chars"))
     var recipientDelimiter: String?
 
+    @Option(name: .long, help: ArgumentHelp("The Unix socket's mode, in octal (default 0660).", valueName: "mode"))
+    var socketMode: String?
+
+    @Option(name: .long, help: ArgumentHelp("The Unix socket's group, a name or number (default: the daemon's): the MTA's user must be in it.", valueName: "group"))
+    var socketGroup: String?
+
+    @Option(name: .long, help: ArgumentHelp("On an inet listener, also serve clients in this network (ADDR or ADDR/BITS); repeatable. Others than loopback are refused by default.", valueName: "network"))
+    var allow: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Scan only mail to these domains (example.org,example.net) or to the domains listed in a file (an absolute path, one a line, # comments): a message for none of them (outbound, relayed) is left untouched. Re-read on SIGHUP.", valueName: "domains"))
+    var domains: String?
+
+    @Option(name: .long, help: ArgumentHelp("Serve counters in the Prometheus text format at http://HOST:PORT/metrics (messages, passes, library outcomes and errors, scan time, worker restarts).", valueName: "host:port"))
+    var metrics: String?
+
     @Flag(name: .long, help: "Check the configuration, trust anchors, library map, socket path and one library, say what is wrong, and exit (0 ok, 78 configuration, 73 library, 75 library server down): for ExecStartPre and ExecReload.")
     var check = false
 
@@ -127,6 +146,55 @@ struct MilterCommand: ParsableCommand {
         guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout wants seconds above 0") }
         guard maxSessions > 0, scanThreads > 0, scanThreads <= 256 else { throw ValidationError("--max-sessions and --scan-threads want a count above 0") }
         if library != nil && libraryMap != nil { throw ValidationError("--library and --library-map exclude each other") }
+        if let metrics, Self.hostPort(metrics) == nil { throw ValidationError("--metrics wants HOST:PORT (127.0.0.1:9125, [::1]:9125), not \(metrics)") }
+        if let socketMode, Self.mode(socketMode) == nil { throw ValidationError("--socket-mode wants an octal mode such as 0660, not \(socketMode)") }
+        if let socketGroup, Self.group(socketGroup) == nil { throw ValidationError("--socket-group: there is no group \(socketGroup)") }
+        for range in allow {
+            do { _ = try AddressRange.parse(range, option: "--allow") } catch { throw ValidationError(error.description) }
+        }
+    }
+
+    /// `127.0.0.1:9125` or `[::1]:9125`.
+    static func hostPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains("/") else { return nil }
+        return (host, port)
+    }
+
+    /// `0660` or `660` as a mode (permission bits only).
+    static func mode(_ text: String) -> mode_t? {
+        guard let value = UInt32(text, radix: 8), value <= 0o777 else { return nil }
+        return mode_t(value)
+    }
+
+    static func group(_ text: String) -> gid_t? {
+        if let entry = getgrnam(text) { return entry.pointee.gr_gid }
+        return gid_t(text)
+    }
+
+    /// The domains `--domains` names, lower case: a comma-separated list, or a file of them.
+    static func domains(_ text: String) -> Result<Set<String>, FilterError> {
+        var names: [Substring]
+        if text.hasPrefix("/") {
+            guard let data = FileManager.default.contents(atPath: text) else {
+                return .failure(FilterError(.badConfig, detail: "--domains \(text): the file cannot be read"))
+            }
+            names = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map { line in
+                (line.firstIndex(of: "#").map { line[..<$0] } ?? line[...]).trimmingCharacters(in: .whitespaces)[...]
+            }
+        } else {
+            names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces)[...] }
+        }
+        names.removeAll { $0.isEmpty }
+        if let bad = names.first(where: { $0.contains("@") || $0.contains("/") || $0.contains(" ") || $0.utf8.contains { $0 < 0x21 || $0 == 0x7F } }) {
+            return .failure(FilterError(.badConfig, detail: "--domains: “\(FilterLog.printable(String(bad)))” is not a domain"))
+        }
+        guard !names.isEmpty else {
+            return .failure(FilterError(.badConfig, detail: "--domains \(text): names no domain (every message would pass unscanned)"))
+        }
+        return .success(Set(names.map { $0.lowercased() }))
     }
 
     func run() throws {
@@ -144,9 +212,16 @@ struct MilterCommand: ParsableCommand {
         }
         // `validate` checked the address.
         guard let address = MilterAddress(listen) else { throw ExitCode.validationFailure }
+        // A log that cannot be written would lose every line in silence: say so now (73).
+        if let problem = MilterServer.log(for: settings).problem() {
+            Self.say("passconduit milter: \(problem) (give --log syslog or --log none, or a writable XDG_STATE_HOME)")
+            throw ExitCode(ExitStatus.cannotCreate.rawValue)
+        }
         if check { throw ExitCode(MilterCheck.run(settings: settings, address: address).rawValue) }
         let command = self
-        let status = MilterDaemon.run(address: address, settings: settings) { command.settings(environment: environment) }
+        let status = MilterDaemon.run(address: address, settings: settings, metrics: metrics.flatMap(Self.hostPort)) {
+            command.settings(environment: environment)
+        }
         throw ExitCode(status)
     }
 
@@ -216,6 +291,15 @@ struct MilterCommand: ParsableCommand {
         settings.sessionTimeoutSeconds = timeout
         settings.maxSessions = maxSessions
         settings.scanThreads = scanThreads
+        if let socketMode, let mode = Self.mode(socketMode) { settings.socketMode = mode }
+        if let socketGroup { settings.socketGroup = Self.group(socketGroup) }
+        settings.allowedClients = allow.compactMap { try? AddressRange.parse($0, option: "--allow") }
+        if let domains {
+            switch Self.domains(domains) {
+            case .success(let set): settings.localDomains = set
+            case .failure(let problem): return .failure(problem)
+            }
+        }
         return .success(settings)
     }
 }

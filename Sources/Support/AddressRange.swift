@@ -2,22 +2,28 @@
 import Glibc
 #endif
 
-/// `--trusted-proxy ADDR[/BITS]`: an IPv4 or IPv6 network. IPv4-mapped IPv6 peers
-/// (::ffff:192.0.2.1) match IPv4 ranges.
+/// An IPv4 or IPv6 network, `ADDR[/BITS]`: the web wallet's `--trusted-proxy`, the milter's
+/// `--allow`. IPv4-mapped IPv6 peers (::ffff:192.0.2.1) match IPv4 ranges.
 package struct AddressRange: Sendable, Equatable, CustomStringConvertible {
     /// 4 or 16 bytes.
     var network: [UInt8]
     var bits: Int
 
-    package static func parse(_ text: String) throws(WebSetupError) -> AddressRange {
+    /// A range that cannot be parsed: the sentence names the option it came from.
+    package struct ParseError: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// `text` as a range; `option` (`--allow`) starts the sentence when it is not one.
+    package static func parse(_ text: String, option: String) throws(ParseError) -> AddressRange {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard let address = Self.bytes(String(parts[0])) else {
-            throw WebSetupError("--trusted-proxy: “\(text)” is not an IP address or network (ADDR or ADDR/BITS, no host names)")
+            throw ParseError(description: "\(option): “\(text)” is not an IP address or network (ADDR or ADDR/BITS, no host names)")
         }
         var bits = address.count * 8
         if parts.count == 2 {
             guard let b = Int(parts[1]), (0...address.count * 8).contains(b) else {
-                throw WebSetupError("--trusted-proxy: “\(parts[1])” is not a prefix length for \(parts[0]) (0 to \(address.count * 8))")
+                throw ParseError(description: "\(option): “\(parts[1])” is not a prefix length for \(parts[0]) (0 to \(address.count * 8))")
             }
             bits = b
         }

@@ -1,0 +1,145 @@
+import Foundation
+import XCTest
+
+/// Issue 27's operability, through the built daemon: the Unix socket's mode and group, an inet
+/// listener that serves loopback and `--allow`ed networks only, `--domains` leaving outbound mail
+/// untouched, the queue id on the log line, and a log that cannot be written refused at start.
+final class GatewayOperabilityTests: XCTestCase {
+    var home: URL!
+    var milter: MilterProcess?
+
+    override func setUpWithError() throws {
+        home = FilterRun.directory("gateway-ops")
+    }
+
+    override func tearDown() {
+        milter?.stop()
+        try? FileManager.default.removeItem(at: home)
+    }
+
+    override class func tearDown() { FilterRun.cleanUp() }
+
+    func ticket(forged: Bool = true) throws -> [UInt8] {
+        FilterMail.message(passes: [(name: "ticket.pkpass", bytes: try FilterMail.samplePass("event-ticket.pkpass"))], crlf: true,
+                           extraHeaders: forged ? GatewayTrustTests.forged : [])
+    }
+
+    func testTheUnixSocketTakesItsModeAndGroup() throws {
+        let socket = home.appendingPathComponent("milter.sock").path
+        milter = try MilterProcess(home: home, arguments: [], listen: "unix:\(socket)")
+        var st = stat()
+        XCTAssertEqual(lstat(socket, &st), 0)
+        XCTAssertEqual(st.st_mode & 0o7777, 0o660, "the default mode")
+        milter?.stop()
+        guard let nogroup = getgrnam("nogroup")?.pointee.gr_gid ?? getgrnam("nobody")?.pointee.gr_gid else { return XCTFail("no group nogroup") }
+        let name = getgrnam("nogroup") != nil ? "nogroup" : "nobody"
+        milter = try MilterProcess(home: home, arguments: ["--socket-mode", "0620", "--socket-group", name], listen: "unix:\(socket)")
+        XCTAssertEqual(lstat(socket, &st), 0)
+        XCTAssertEqual(st.st_mode & 0o7777, 0o620)
+        XCTAssertEqual(st.st_gid, nogroup)
+        milter?.stop()
+        milter = nil
+        let bad = try MilterKit.run("/usr/bin/timeout", ["-s", "KILL", "20", Binary.url.path, "milter", "--listen", "unix:\(socket)", "--socket-mode", "rw-rw----"],
+                                    environment: FilterRun.environment(home))
+        XCTAssertEqual(bad.status, 64, bad.output)
+        XCTAssertTrue(bad.output.contains("--socket-mode wants an octal mode"), bad.output)
+    }
+
+    /// This host's first IPv4 address that is not loopback, if it has one.
+    static func outwardAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var entry = list
+        while let e = entry {
+            defer { entry = e.pointee.ifa_next }
+            guard let address = e.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            var ip = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            var buffer = [CChar](repeating: 0, count: 64)
+            inet_ntop(AF_INET, &ip, &buffer, 64)
+            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !text.hasPrefix("127.") { return text }
+        }
+        return nil
+    }
+
+    /// Connects to `ip`:`port`, negotiates; true when the daemon answered (false: it closed).
+    static func negotiates(_ ip: String, port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr(ip)
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { return false }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let optneg: [UInt8] = [0, 0, 0, 13, 0x4F, 0, 0, 0, 6, 0, 0, 0, 0x11, 0, 0, 0, 0]
+        _ = optneg.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var reply = [UInt8](repeating: 0, count: 64)
+        let n = reply.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return n >= 5 && reply[4] == 0x4F
+    }
+
+    func testAnInetListenerServesLoopbackAndAllowedNetworksOnly() throws {
+        let port = MilterKit.freePort()
+        milter = try MilterProcess(home: home, arguments: [], port: port, listen: "inet:\(port)@0.0.0.0")
+        XCTAssertTrue(Self.negotiates("127.0.0.1", port: port), "loopback is served")
+        guard let outward = Self.outwardAddress() else {
+            // The rule itself is MilterAccessTests'; this host has no other address to come from.
+            print("GatewayOperabilityTests: no non-loopback IPv4 address here; only loopback checked end to end")
+            return
+        }
+        XCTAssertFalse(Self.negotiates(outward, port: port), "\(outward) is not loopback and not allowed")
+        XCTAssertTrue(MilterKit.waitUntil(10) { self.milter!.logLines.contains { $0.contains("refused a connection from \(outward)") } },
+                      milter!.logLines.joined(separator: "\n"))
+        milter?.stop()
+        milter = try MilterProcess(home: home, arguments: ["--allow", "\(outward)/32"], port: port, listen: "inet:\(port)@0.0.0.0")
+        XCTAssertTrue(Self.negotiates(outward, port: port), "--allow \(outward)/32")
+    }
+
+    func testDomainsLeaveOutboundMailUntouched() throws {
+        let library = home.appendingPathComponent("library.sqlite").path
+        let list = home.appendingPathComponent("domains")
+        try "# our domains\nExample.org\n\nexample.com # and this one\n".write(to: list, atomically: true, encoding: .utf8)
+        for domains in ["example.org,example.com", list.path] {
+            milter?.stop()
+            milter = try MilterProcess(home: home, arguments: ["--library", library, "--domains", domains])
+            let outbound = try GatewayMilter.send(try ticket(), to: ["bob@example.net", "carol@other.example"], port: milter!.port, scratch: home)
+            XCTAssertTrue(outbound.contains("reply=continue"), outbound)
+            XCTAssertFalse(outbound.contains("summary") || outbound.contains("removed"), "outbound mail is left as it came: \(outbound)")
+            XCTAssertTrue(milter!.messageLines.last?.contains("scan=skipped-not-local") ?? false, milter!.logLines.joined(separator: "\n"))
+            let inbound = try GatewayMilter.send(try ticket(), to: ["bob@example.net", "Alice@EXAMPLE.org"], port: milter!.port, scratch: home)
+            XCTAssertTrue(inbound.contains("summary 0:"), inbound)
+            XCTAssertTrue(inbound.contains("removed X-Passconduit"), inbound)
+        }
+        let bad = try MilterKit.run("/usr/bin/timeout", ["-s", "KILL", "20", Binary.url.path, "milter", "--listen", "inet:\(MilterKit.freePort())@127.0.0.1",
+                                                         "--domains", home.appendingPathComponent("missing").path], environment: FilterRun.environment(home))
+        XCTAssertEqual(bad.status, 78, bad.output)
+        XCTAssertTrue(bad.output.contains("cannot be read"), bad.output)
+    }
+
+    func testTheQueueIDIsOnTheLogLine() throws {
+        milter = try MilterProcess(home: home, arguments: ["--library", home.appendingPathComponent("library.sqlite").path])
+        let out = try GatewayMilter.send(try ticket(forged: false), to: ["alice@example.org"], port: milter!.port, scratch: home, queueID: "4Fz9Kq1XyZ")
+        XCTAssertTrue(out.contains("reply=continue"), out)
+        let line = milter!.messageLines.last ?? ""
+        XCTAssertTrue(line.contains(" queue=4Fz9Kq1XyZ "), line)
+        XCTAssertTrue(line.contains("outcome=new/offered"), line)
+    }
+
+    func testALogThatCannotBeWrittenStopsTheStart() throws {
+        let blocker = home.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        var env = FilterRun.environment(home)
+        env["XDG_STATE_HOME"] = blocker.path
+        let r = try MilterKit.run("/usr/bin/timeout", ["-s", "KILL", "20", Binary.url.path, "milter", "--listen", "inet:\(MilterKit.freePort())@127.0.0.1"],
+                                  environment: env)
+        XCTAssertEqual(r.status, 73, r.output)
+        XCTAssertTrue(r.output.contains("cannot write the log file \(blocker.path)/passconduit/milter.log: Not a directory"), r.output)
+        let syslog = try MilterKit.run("/usr/bin/timeout", ["-s", "KILL", "20", Binary.url.path, "milter", "--listen", "inet:\(MilterKit.freePort())@127.0.0.1",
+                                                            "--log", "none", "--check"], environment: env)
+        XCTAssertEqual(syslog.status, 0, syslog.output)
+    }
+}
