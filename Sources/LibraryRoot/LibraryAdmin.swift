@@ -212,6 +212,8 @@ package enum LibraryAdmin {
         package var offers: Int
         /// Files and folders removed (a file library).
         package var removed: [String] = []
+        /// Rows of the web wallet's state erased with it: sign-ins, API tokens, calendar address.
+        package var web = 0
     }
 
     /// Erases `address`'s library: on a server every row of that user; for a file map the
@@ -233,8 +235,11 @@ package enum LibraryAdmin {
                 throw error
             }
             await library.close()
+            // The web wallet keeps its sign-ins, tokens and calendar secret in the same database,
+            // under the signed-in address (lower-cased, as here): an erasure takes them too.
+            let web = try await PostgresWebState(location: target.location).forget(user: address.lowercased())
             return Dropped(location: LibraryLocation.withoutPassword(target.location) + " (user \(user))",
-                           passes: erased.passes, offers: erased.offers)
+                           passes: erased.passes, offers: erased.offers, web: web)
         }
         let path = target.location
         guard LibraryMap.fileExists(path) else {

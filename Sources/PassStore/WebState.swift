@@ -38,6 +38,10 @@ package protocol WebStateStore: Sendable {
     /// Whose token `token` is, its last use moved to now (at most once a minute); nil for an
     /// unknown or revoked one.
     func tokenUser(token: String, now: Date) async throws -> String?
+
+    /// Everything kept of `user` (sessions, failed sign-ins, calendar secret, API tokens) erased, for
+    /// `library drop`; the number of rows removed.
+    func forget(user: String) async throws -> Int
 }
 
 extension WebStateStore {

@@ -97,6 +97,17 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
         try db.write { db in try db.execute(sql: "DELETE FROM web_session WHERE idHash = ?", arguments: [WebState.hash(id)]) }
     }
 
+    package func forget(user: String) throws -> Int {
+        try db.write { db in
+            var removed = 0
+            for (table, column) in [("web_session", "user"), ("web_calendar", "user"), ("web_token", "user"), ("web_failure", "key")] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(column) = ?", arguments: [column == "key" ? "user:" + user : user])
+                removed += db.changesCount
+            }
+            return removed
+        }
+    }
+
     package func endSessions(user: String) throws {
         try db.write { db in try db.execute(sql: "DELETE FROM web_session WHERE user = ?", arguments: [user]) }
     }

@@ -220,6 +220,20 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         return secret
     }
 
+    package func forget(user: String) async throws -> Int {
+        try await run("erase") { tx in
+            try await tx.run("BEGIN")
+            var removed = 0
+            for (table, column) in [("session", "\"user\""), ("calendar", "\"user\""), ("token", "\"user\""), ("failure", "key")] {
+                let rows = try await tx.rows("DELETE FROM passconduit_web.\(table) WHERE \(column) = $1 RETURNING 1",
+                                             [column == "key" ? "user:" + user : user])
+                removed += rows.count
+            }
+            try await tx.run("COMMIT")
+            return removed
+        }
+    }
+
     package func revokeCalendarSecret(user: String) async throws {
         try await run("calendar") { tx in try await tx.run("DELETE FROM passconduit_web.calendar WHERE \"user\" = $1", [user]) }
     }

@@ -134,8 +134,9 @@ extension LibraryCommand {
             discussion: """
             For an erasure request. On a server every row of that user goes, in one transaction; \
             for a file map the library file with its lock and WAL files, and the mailbox's own \
-            folder when the map gives each mailbox one (%{local} in the folder's name). Other \
-            mailboxes' libraries are not touched. Asks first on a terminal; without one, --yes is \
+            folder when the map gives each mailbox one (%{local} in the folder's name); and the web \
+            wallet's sign-ins, API tokens and calendar address of that mailbox. Other mailboxes' \
+            libraries are not touched. Asks first on a terminal; without one, --yes is \
             required. A file that is not a pass library is refused and left as it is.
             """)
 
@@ -143,6 +144,11 @@ extension LibraryCommand {
 
         @Flag(name: .long, help: "Erase without asking.")
         var yes = false
+
+        @Option(name: .long, help: ArgumentHelp(
+            "The web wallet's state file (serve's --state) whose sign-ins, API tokens and calendar address of this mailbox go too (default: serve's, beside the default library, when it exists; on a server map they are in the database and always go).",
+            valueName: "path"))
+        var state: String?
 
         @Argument(help: ArgumentHelp("The mailbox (local@domain).", valueName: "address"))
         var address: String
@@ -166,10 +172,28 @@ extension LibraryCommand {
                         return .success
                     }
                 }
-                let dropped = try LibraryMapOptions.run { try await LibraryAdmin.drop(address, template: template) }
-                print("Erased \(dropped.location): \(LibraryCommand.count(dropped.passes, "pass", "passes")), \(LibraryCommand.count(dropped.offers, "offer", "offers")).")
+                var dropped = try LibraryMapOptions.run { try await LibraryAdmin.drop(address, template: template) }
+                if !LibraryRoot.isServer(template), let statePath = webStatePath(), LibraryMap.fileExists(statePath) {
+                    let user = address.lowercased()
+                    do {
+                        dropped.web += try WebStateFile(path: statePath).forget(user: user)
+                    } catch {
+                        throw CLIError("erased the library, but not \(address)'s web sign-ins in \(statePath): \(error)", status: .ioError)
+                    }
+                }
+                print("Erased \(dropped.location): \(LibraryCommand.count(dropped.passes, "pass", "passes")), \(LibraryCommand.count(dropped.offers, "offer", "offers"))"
+                      + (dropped.web > 0 ? ", \(LibraryCommand.count(dropped.web, "web sign-in or token", "web sign-ins and tokens"))" : "") + ".")
                 return .success
             }
+        }
+
+        /// Where `serve` keeps a file map's web state: --state, else beside the default library.
+        func webStatePath() -> String? {
+            if let state { return state }
+            let environment = ProcessInfo.processInfo.environment
+            guard let config = try? Config.load(explicitPath: map.config, environment: environment) else { return nil }
+            let library = ConduitSetup(config: config, environment: environment).libraryPath
+            return Serve.defaultStatePath(libraryPath: library, environment: environment)
         }
     }
 
