@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 // Layers (see README "Architecture"): bytes -> MailMIME parts -> Conduit candidates
@@ -6,7 +6,7 @@ import PackageDescription
 // Lower layers know nothing of the CLI; everything is `package`/internal, nothing public.
 let package = Package(
     name: "passconduit",
-    platforms: [.macOS(.v13)],
+    // Linux only (Debian 12): no other platform is built or tested.
     products: [
         .executable(name: "passconduit", targets: ["passconduit"]),
     ],

@@ -29,6 +29,6 @@ final class DifferentialTests: XCTestCase {
         let result = try run("/usr/bin/env", ["python3", script, "--dump-tool", dumpTool])
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertTrue(result.output.contains("0 unexplained"), result.output)
-        print(result.output.split(separator: "\n").first ?? "")
+        print(result.output.components(separatedBy: "\n").first ?? "")
     }
 }

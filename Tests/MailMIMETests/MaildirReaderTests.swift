@@ -1,3 +1,4 @@
+import TestRandom
 import XCTest
 @testable import MailMIME
 #if canImport(Glibc)
@@ -55,7 +56,7 @@ final class MaildirReaderTests: XCTestCase {
     /// Names sharing a long start and differing before, inside and after the 8 bytes compared
     /// as a number, some ending inside them: String's order (which is the bytes' for ASCII).
     func testManyNamesWithACommonStartComeInStringOrder() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(state: 0x4d61_6964_6972)   // seeded: a failure is the same names again
         var names: Set = ["1700000000.M1", "1700000000.M12", "1700000000.M12345678", "1700000000.M12345678.host:2,S",
                           "1700000000.M12345678.host:2,RS", "1700000000.M12345678.host:2,", "1700000000.M12345679.host",
                           "1700000000.M1234567.host", "1700000000.M1:2,S"]

@@ -157,9 +157,8 @@ final class PassCalendarTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static var realPasses: [URL] {
-        let shared = URL(fileURLWithPath: "/work/shared/corpus/pkpass-real")
-        let copy = root.appendingPathComponent("Tests/WalletPassTests/Fixtures/pkpass-real")
-        let dir = FileManager.default.fileExists(atPath: shared.path) ? shared : copy
+        // The copies of every real pass in the checkout (origins in that folder's MANIFEST.md).
+        let dir = root.appendingPathComponent("Tests/WalletPassTests/Fixtures/pkpass-real")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return names.filter { $0.hasSuffix(".pkpass") }.sorted().map { dir.appendingPathComponent($0) }
     }

@@ -6,10 +6,9 @@ import Support
 /// Scrubbed copies (`export --scrub`) of every real pass and every readable sample: they open with
 /// "no signature", keep the files, keys, images and sizes, and carry none of the personal values.
 final class PassScrubberTests: XCTestCase {
-    /// The project corpus when present, else the copies in Fixtures/pkpass-real.
+    /// The copies of every real pass in Fixtures/pkpass-real (origins in its MANIFEST.md).
     static var realPasses: [URL] {
-        let shared = URL(fileURLWithPath: "/work/shared/corpus/pkpass-real")
-        let dir = FileManager.default.fileExists(atPath: shared.path) ? shared : TestSupport.fixtures.appendingPathComponent("pkpass-real")
+        let dir = TestSupport.fixtures.appendingPathComponent("pkpass-real")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return names.filter { $0.hasSuffix(".pkpass") }.sorted().map { dir.appendingPathComponent($0) }
     }
