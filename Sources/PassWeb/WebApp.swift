@@ -83,8 +83,9 @@ package final class WebApp: @unchecked Sendable {
         return answer.response
     }
 
-    static let contentSecurityPolicy = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    /// Scripts only from the wallet's own files (app.js, the offline worker), never inline.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
+        + "style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     static func secure(_ headers: inout HTTPFields) {
         headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
@@ -127,6 +128,7 @@ package final class WebApp: @unchecked Sendable {
         if segments == ["login"] {
             return try await login(request, context: context, query: query)
         }
+        if let asset = WebOffline.asset(segments) { return asset }
 
         var request = request
         let visitor = try await signedIn(request, context: context)
@@ -369,10 +371,11 @@ package final class WebApp: @unchecked Sendable {
         return r
     }
 
-    func page(_ status: HTTPResponse.Status, title: String, body: String, head: String = "", nav: String = "") -> Response {
+    func page(_ status: HTTPResponse.Status, title: String, body: String, head: String = "", nav: String = "", offlineKey: String? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
-        let html = WebPages.document(title: title, head: head, nav: nav, body: body)
+        if let offlineKey { headers[WebOffline.keyHeader] = offlineKey }
+        let html = WebPages.document(title: title, head: WebOffline.head(key: offlineKey) + head, nav: nav, body: body)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
@@ -399,7 +402,10 @@ package final class WebApp: @unchecked Sendable {
         let barcode = config.barcode(info)
         return renderLock.withLock {
             let card = PassRenderer.htmlCard(info: info, status: verdict.status, error: verdict.error, barcode: barcode)
-            return (card.css, card.body)
+            // The page has one h1 (its title): the card's back names the issuer one level below.
+            let body = card.body.replacingOccurrences(of: "<h1 dir=\"auto\">", with: "<h2 class=\"issuer\" dir=\"auto\">")
+                .replacingOccurrences(of: "</h1>", with: "</h2>")
+            return (card.css.replacingOccurrences(of: ".back h1 {", with: ".back h2.issuer {"), body)
         }
     }
 

@@ -32,6 +32,9 @@ struct WebPages {
         case (1, ""):
             guard get else { break }
             return try await passList(query: query)
+        case (1, "offline.json"):
+            guard get else { break }
+            return WebOffline.list(key: offlineKey, passes: try await library.passes())
         case (1, "signed-out"):
             return Answer(route: "/signed-out", response: app.page(.ok, title: "Signed out", body: "<p>You are signed out.</p>"))
         case (2, "passes"):
@@ -63,8 +66,11 @@ struct WebPages {
     // MARK: Layout
 
     func page(_ title: String, body: String, head: String = "", status: HTTPResponse.Status = .ok) -> Response {
-        app.page(status, title: title, body: body, head: head, nav: nav)
+        app.page(status, title: title, body: body, head: head, nav: nav, offlineKey: offlineKey)
     }
+
+    /// The name of this session's offline cache (see WebOffline).
+    var offlineKey: String { WebOffline.key(csrf: csrf) }
 
     var nav: String {
         """
@@ -167,7 +173,7 @@ struct WebPages {
         if let x = p.expirationDate, x <= Date() { marks.append("expired") }
         if p.status != "valid" { marks.append(p.status) }
         let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { DateText.human($0) } ?? ""
-        return "<li><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
+        return "<li\(marks.isEmpty ? Self.expiry(p) : "")><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
             + "<span class=\"desc\">\(Self.e(p.description))</span>"
             + (date.isEmpty ? "" : " <span class=\"date\">\(Self.e(date))</span>")
             + marks.map { " <span class=\"mark\">\(Self.e($0))</span>" }.joined() + "</a></li>"
@@ -194,7 +200,7 @@ struct WebPages {
         var head = ""
         if let card = app.render(verdict) {
             head = "<style>\(Self.cardStyle(card.css))</style>\n"
-            h += "<div class=\"cardbox\">\(card.body)</div>\n"
+            h += "<div class=\"cardbox\"\(Self.language(verdict))\(Self.expiry(pass))>\(card.body)</div>\n"
         } else {
             h += "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n"
         }
@@ -217,6 +223,19 @@ struct WebPages {
         return Answer(route: "/passes/{hash}", response: page(pass.description.isEmpty ? pass.organizationName : pass.description, body: h, head: head))
     }
 
+    /// The language the pass's texts were chosen in (its `.lproj`), for screen readers.
+    static func language(_ verdict: PassVerdict) -> String {
+        guard let language = verdict.pass?.language, !language.isEmpty, language.utf8.count <= 35 else { return "" }
+        return " lang=\"\(e(language.replacingOccurrences(of: "_", with: "-")))\""
+    }
+
+    /// When a pass that is not expired yet expires: app.js marks it once that moment has passed,
+    /// also on a page saved for use offline.
+    static func expiry(_ pass: StoredPass, now: Date = Date()) -> String {
+        guard let at = pass.expirationDate, at > now, !pass.voided else { return "" }
+        return " data-expires=\"\(ISO8601DateFormatter().string(from: at))\" data-expires-text=\"\(e(DateText.human(at)))\""
+    }
+
     /// The card's style sheet inside the wallet's page: its rules for the stand-alone page's
     /// `body` and `main` are left to the wallet's own.
     static func cardStyle(_ css: String) -> String {
@@ -232,7 +251,9 @@ struct WebPages {
     .cardbox .card, .cardbox .back { max-width: 100%; }
     .cardbox figure { max-width: 100%; box-sizing: border-box; }
     .cardbox figure svg { max-width: 100%; height: auto; }
-    .cardbox figure svg[aria-label^="QR"], .cardbox figure svg[aria-label^="Aztec"] { width: min(240px, 64vw); }
+    .cardbox figure svg[data-format="QR"], .cardbox figure svg[data-format="Aztec"] { width: min(240px, 64vw); }
+    .cardbox .mark { color: #fff; border: 0; border-radius: 0; font-size: 10px; }
+    .cardbox .mark.expired { background: #b34700; }
     """
 
     func history(_ pass: StoredPass) async throws -> String {
@@ -323,7 +344,7 @@ struct WebPages {
         if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(DateText.human(offer.createdAt))).</p>\n" }
         if let card = app.render(verdict) {
             head = "<style>\(Self.cardStyle(card.css))</style>\n"
-            h += "<div class=\"cardbox\">\(card.body)</div>\n"
+            h += "<div class=\"cardbox\"\(Self.language(verdict))>\(card.body)</div>\n"
         }
         h += """
         <div class="actions">

@@ -141,7 +141,9 @@ final class WebServeTests: XCTestCase {
         XCTAssertTrue(list.text.contains("Passconduit Arena"), list.text)
         let csp = try XCTUnwrap(list.header("Content-Security-Policy"))
         XCTAssertTrue(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'"), csp)
-        XCTAssertFalse(csp.contains("script-src") || csp.contains("http:") || csp.contains("https:"), csp)
+        let scripts = csp.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("script-src") }
+        XCTAssertEqual(scripts, "script-src 'self'", "scripts only from the wallet's own files (app.js, sw.js), none inline: \(csp)")
+        XCTAssertFalse(csp.contains("http:") || csp.contains("https:"), csp)
         XCTAssertEqual(list.header("X-Content-Type-Options"), "nosniff")
         XCTAssertEqual(list.header("Referrer-Policy"), "no-referrer")
 
