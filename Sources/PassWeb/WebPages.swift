@@ -183,26 +183,44 @@ struct WebPages {
 
     /// The stored pass whose full SHA-256 is `hash`, in this user's library only.
     func stored(_ hash: String) async throws -> (StoredPass, [UInt8]) {
-        guard Digest.isSHA256Hex(hash), hash == hash.lowercased() else {
-            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
-        }
-        let passes = try await library.passes()
-        guard let pass = passes.first(where: { $0.sha256 == hash }) else {
-            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
-        }
+        let pass = try await storedPass(hash)
         return (pass, try await library.export(pass.id))
     }
 
+    /// One indexed lookup by the full digest (not a scan of the whole library).
+    func storedPass(_ hash: String) async throws -> StoredPass {
+        let missing = WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+        guard Digest.isSHA256Hex(hash), hash == hash.lowercased() else { throw missing }
+        let id: PassID
+        do {
+            id = try await library.resolve(hash)
+        } catch let error as LibraryError where error.kind == .notFound {
+            throw missing
+        }
+        guard let pass = try await library.pass(id), pass.sha256 == hash else { throw missing }
+        return pass
+    }
+
     func passPage(_ hash: String) async throws -> Answer {
-        let (pass, bytes) = try await stored(hash)
-        let verdict = opener.open(bytes)
+        let pass = try await storedPass(hash)
+        // The card is the same for the same bytes: drawn once, then taken from the cache (and the
+        // stored bytes are read and verified only to draw it).
+        let library = self.library, opener = self.opener, app = self.app
+        let card = try await app.card(sha256: hash, languages: languages, expires: pass.expirationDate) {
+            let verdict = opener.open(try await library.export(pass.id))
+            guard let drawn = app.render(verdict) else {
+                return WebApp.Card(css: nil, body: "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n",
+                                   language: nil)
+            }
+            return WebApp.Card(css: Self.cardStyle(drawn.css), body: drawn.body, language: Self.language(verdict))
+        }
         var h = ""
         var head = ""
-        if let card = app.render(verdict) {
-            head = "<style>\(Self.cardStyle(card.css))</style>\n"
-            h += "<div class=\"cardbox\"\(Self.language(verdict))\(Self.expiry(pass))>\(card.body)</div>\n"
+        if let css = card.css {
+            head = "<style>\(css)</style>\n"
+            h += "<div class=\"cardbox\"\(card.language ?? "")\(Self.expiry(pass))>\(card.body)</div>\n"
         } else {
-            h += "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n"
+            h += card.body
         }
         h += """
         <p class="actions"><a class="button" href="/passes/\(hash).pkpass" type="application/vnd.apple.pkpass">Add to Apple Wallet</a>
@@ -233,7 +251,7 @@ struct WebPages {
     /// also on a page saved for use offline.
     static func expiry(_ pass: StoredPass, now: Date = Date()) -> String {
         guard let at = pass.expirationDate, at > now, !pass.voided else { return "" }
-        return " data-expires=\"\(ISO8601DateFormatter().string(from: at))\" data-expires-text=\"\(e(DateText.human(at)))\""
+        return " data-expires=\"\(DateText.iso(at))\" data-expires-text=\"\(e(DateText.human(at)))\""
     }
 
     /// The card's style sheet inside the wallet's page: its rules for the stand-alone page's
@@ -257,14 +275,7 @@ struct WebPages {
     """
 
     func history(_ pass: StoredPass) async throws -> String {
-        var entries: [ChangeEntry] = []
-        var after: Int64 = 0
-        while true {
-            let page = try await library.changes(after: after, limit: 1000)
-            entries += page.filter { $0.passID == pass.id }
-            guard let last = page.last, page.count == 1000 else { break }
-            after = last.sequence
-        }
+        let entries = try await app.changes(of: pass.id, user: visitor.session.user, library: library)
         guard !entries.isEmpty else { return "" }
         var h = "<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2><ol class=\"history\">\n"
         for entry in entries.reversed().prefix(50) {
@@ -295,7 +306,7 @@ struct WebPages {
     }
 
     func remove(_ hash: String, confirmed: Bool) async throws -> Answer {
-        let (pass, _) = try await stored(hash)
+        let pass = try await storedPass(hash)
         if !confirmed {
             let h = """
             <p>Remove <strong dir="auto">\(Self.e(pass.organizationName)) · \(Self.e(pass.description))</strong> from your library? This cannot be undone here.</p>
