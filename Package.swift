@@ -136,6 +136,8 @@ let package = Package(
         // Benchmarks: plain release executables driven by scripts in Benchmarks/.
         .executableTarget(name: "MIMEBench", dependencies: ["MailMIME"], path: "Benchmarks/MIMEBench"),
         .executableTarget(name: "PassBench", dependencies: ["WalletPass"], path: "Benchmarks/PassBench"),
+        // The web benchmark's floor: the wallet's pages as static files on the same framework.
+        .executableTarget(name: "WebFloor", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Benchmarks/WebFloor"),
         // Synthetic library records: the store benchmark's, and the PassStore tests' child processes'.
         .target(name: "SyntheticPasses", dependencies: ["PassStore", "Support", "TestRandom"], path: "Benchmarks/SyntheticPasses"),
         .executableTarget(name: "StoreBench", dependencies: [

@@ -56,10 +56,20 @@ package struct CardBarcode: Sendable, Equatable {
     package var format: String
     package var content: Content
     package var altText: String?
+    /// The message the code carries (printable), for its description when there is no altText.
+    package var message: String?
 
-    package init(format: String, content: Content, altText: String?) {
+    package init(format: String, content: Content, altText: String?, message: String? = nil) {
         self.format = format
         self.content = content
         self.altText = altText
+        self.message = message
+    }
+
+    /// What a screen reader says for the code: its altText, else what it carries.
+    package var spokenLabel: String {
+        if let alt = altText, !alt.isEmpty { return FieldCell.cut(alt, to: 200) }
+        if let message, !message.isEmpty { return "\(format) code: \(FieldCell.cut(message, to: 200))" }
+        return "\(format) barcode"
     }
 }

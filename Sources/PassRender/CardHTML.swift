@@ -185,7 +185,7 @@ enum CardHTML {
                 let y = Double(run.y) * rowScale + Double(m.quietY)
                 d += "M\(run.x + m.quietX) \(fmt(y))h\(run.length)v\(fmt(rowScale))h-\(run.length)z"
             }
-            h += "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"\(e(b.format)) barcode\" "
+            h += "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"\(e(b.spokenLabel))\" data-format=\"\(e(b.format))\" "
                 + "width=\"\(fmt(g.outerWidth))\" height=\"\(fmt(g.outerHeight))\" "
                 + "viewBox=\"0 0 \(m.outerWidth) \(fmt(g.outerHeight / g.module))\" shape-rendering=\"crispEdges\">"
                 + "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/><path fill=\"#000\" d=\"\(d)\"/></svg>"

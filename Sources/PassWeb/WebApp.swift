@@ -18,6 +18,10 @@ package final class WebApp: @unchecked Sendable {
     private var signInTokens: Set<String> = []
     /// Group and moments of each pass, by SHA-256 (the bytes never change under a hash).
     private var timesCache: [String: PassTimes] = [:]
+    /// Drawn cards by SHA-256 and languages (see `card`).
+    private var cards: [String: (card: Card, validUntil: Date)] = [:]
+    /// Each user's change log by pass (see `changes`).
+    private var histories: [String: (sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
     /// cairo and pango are driven from one thread at a time.
     private let renderLock = NSLock()
     /// The port actually bound (for the desktop Host check and the sign-in line).
@@ -83,8 +87,9 @@ package final class WebApp: @unchecked Sendable {
         return answer.response
     }
 
-    static let contentSecurityPolicy = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    /// Scripts only from the wallet's own files (app.js, the offline worker), never inline.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
+        + "style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     static func secure(_ headers: inout HTTPFields) {
         headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
@@ -130,6 +135,7 @@ package final class WebApp: @unchecked Sendable {
         if segments == ["login"] {
             return try await login(request, context: context, query: query)
         }
+        if let asset = WebOffline.asset(segments) { return asset }
 
         var request = request
         let visitor = try await signedIn(request, context: context)
@@ -374,10 +380,11 @@ package final class WebApp: @unchecked Sendable {
         return r
     }
 
-    func page(_ status: HTTPResponse.Status, title: String, body: String, head: String = "", nav: String = "") -> Response {
+    func page(_ status: HTTPResponse.Status, title: String, body: String, head: String = "", nav: String = "", offlineKey: String? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
-        let html = WebPages.document(title: title, head: head, nav: nav, body: body)
+        if let offlineKey { headers[WebOffline.keyHeader] = offlineKey }
+        let html = WebPages.document(title: title, head: WebOffline.head(key: offlineKey) + head, nav: nav, body: body)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
@@ -399,12 +406,64 @@ package final class WebApp: @unchecked Sendable {
         return out
     }
 
+    /// A pass's card as the wallet's page shows it: its style sheet (nil when it cannot be
+    /// drawn), its HTML, the `lang` attribute of the language its texts were chosen in.
+    struct Card: Sendable {
+        var css: String?
+        var body: String
+        var language: String?
+    }
+
+    /// The card of the pass with this SHA-256 for these languages, drawn by `draw` only when it is
+    /// not in the cache. A card depends only on the pass's bytes, the reader's languages and whether
+    /// the pass has expired yet (its mark), so an entry drawn before `expires` serves until then.
+    /// The cache is consulted only after the pass was found in the visitor's own library.
+    func card(sha256: String, languages: [String], expires: Date?, now: Date = Date(),
+              draw: () async throws -> Card) async rethrows -> Card {
+        let key = sha256 + "|" + languages.joined(separator: ",")
+        if let hit = lock.withLock({ cards[key] }), now < hit.validUntil { return hit.card }
+        let card = try await draw()
+        let validUntil = expires.flatMap { $0 > now ? $0 : nil } ?? .distantFuture
+        lock.withLock {
+            if cards.count >= Self.cardCacheLimit { cards.removeAll(keepingCapacity: true) }
+            cards[key] = (card, validUntil)
+        }
+        return card
+    }
+
+    static let cardCacheLimit = 256
+
+    /// The change log of a user's library by pass, read once and then only what was appended
+    /// since (the log only grows; a shorter one, after a restore, is read again). Kept per user,
+    /// so nobody's history is taken from another's library.
+    func changes(of id: PassID, user: String, library: any PassLibraryBackend) async throws -> [ChangeEntry] {
+        var (sequence, byPass) = lock.withLock { histories[user] } ?? (0, [:])
+        let last = try await library.lastSequence()
+        if last < sequence { (sequence, byPass) = (0, [:]) }
+        while sequence < last {
+            let page = try await library.changes(after: sequence, limit: 1000)
+            for entry in page { byPass[entry.passID, default: []].append(entry) }
+            guard let tail = page.last else { break }
+            sequence = tail.sequence
+            if page.count < 1000 { break }
+        }
+        let known = (sequence, byPass)
+        lock.withLock {
+            if histories[user] == nil, histories.count >= 64 { histories.removeAll() }
+            if (histories[user]?.sequence ?? -1) <= known.0 { histories[user] = known }
+        }
+        return byPass[id] ?? []
+    }
+
     func render(_ verdict: PassVerdict) -> (css: String, body: String)? {
         guard let info = verdict.pass else { return nil }
         let barcode = config.barcode(info)
         return renderLock.withLock {
             let card = PassRenderer.htmlCard(info: info, status: verdict.status, error: verdict.error, barcode: barcode)
-            return (card.css, card.body)
+            // The page has one h1 (its title): the card's back names the issuer one level below.
+            let body = card.body.replacingOccurrences(of: "<h1 dir=\"auto\">", with: "<h2 class=\"issuer\" dir=\"auto\">")
+                .replacingOccurrences(of: "</h1>", with: "</h2>")
+            return (card.css.replacingOccurrences(of: ".back h1 {", with: ".back h2.issuer {"), body)
         }
     }
 

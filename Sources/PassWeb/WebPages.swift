@@ -32,6 +32,9 @@ struct WebPages {
         case (1, ""):
             guard get else { break }
             return try await passList(query: query)
+        case (1, "offline.json"):
+            guard get else { break }
+            return WebOffline.list(key: offlineKey, passes: try await library.passes())
         case (1, "signed-out"):
             return Answer(route: "/signed-out", response: app.page(.ok, title: "Signed out", body: "<p>You are signed out.</p>"))
         case (2, "passes"):
@@ -65,8 +68,11 @@ struct WebPages {
     // MARK: Layout
 
     func page(_ title: String, body: String, head: String = "", status: HTTPResponse.Status = .ok) -> Response {
-        app.page(status, title: title, body: body, head: head, nav: nav)
+        app.page(status, title: title, body: body, head: head, nav: nav, offlineKey: offlineKey)
     }
+
+    /// The name of this session's offline cache (see WebOffline).
+    var offlineKey: String { WebOffline.key(csrf: csrf) }
 
     var nav: String {
         """
@@ -169,7 +175,7 @@ struct WebPages {
         if let x = p.expirationDate, x <= Date() { marks.append("expired") }
         if p.status != "valid" { marks.append(p.status) }
         let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { DateText.human($0) } ?? ""
-        return "<li><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
+        return "<li\(marks.isEmpty ? Self.expiry(p) : "")><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
             + "<span class=\"desc\">\(Self.e(p.description))</span>"
             + (date.isEmpty ? "" : " <span class=\"date\">\(Self.e(date))</span>")
             + marks.map { " <span class=\"mark\">\(Self.e($0))</span>" }.joined() + "</a></li>"
@@ -179,26 +185,44 @@ struct WebPages {
 
     /// The stored pass whose full SHA-256 is `hash`, in this user's library only.
     func stored(_ hash: String) async throws -> (StoredPass, [UInt8]) {
-        guard Digest.isSHA256Hex(hash), hash == hash.lowercased() else {
-            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
-        }
-        let passes = try await library.passes()
-        guard let pass = passes.first(where: { $0.sha256 == hash }) else {
-            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
-        }
+        let pass = try await storedPass(hash)
         return (pass, try await library.export(pass.id))
     }
 
+    /// One indexed lookup by the full digest (not a scan of the whole library).
+    func storedPass(_ hash: String) async throws -> StoredPass {
+        let missing = WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+        guard Digest.isSHA256Hex(hash), hash == hash.lowercased() else { throw missing }
+        let id: PassID
+        do {
+            id = try await library.resolve(hash)
+        } catch let error as LibraryError where error.kind == .notFound {
+            throw missing
+        }
+        guard let pass = try await library.pass(id), pass.sha256 == hash else { throw missing }
+        return pass
+    }
+
     func passPage(_ hash: String) async throws -> Answer {
-        let (pass, bytes) = try await stored(hash)
-        let verdict = opener.open(bytes)
+        let pass = try await storedPass(hash)
+        // The card is the same for the same bytes: drawn once, then taken from the cache (and the
+        // stored bytes are read and verified only to draw it).
+        let library = self.library, opener = self.opener, app = self.app
+        let card = try await app.card(sha256: hash, languages: languages, expires: pass.expirationDate) {
+            let verdict = opener.open(try await library.export(pass.id))
+            guard let drawn = app.render(verdict) else {
+                return WebApp.Card(css: nil, body: "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n",
+                                   language: nil)
+            }
+            return WebApp.Card(css: Self.cardStyle(drawn.css), body: drawn.body, language: Self.language(verdict))
+        }
         var h = ""
         var head = ""
-        if let card = app.render(verdict) {
-            head = "<style>\(Self.cardStyle(card.css))</style>\n"
-            h += "<div class=\"cardbox\">\(card.body)</div>\n"
+        if let css = card.css {
+            head = "<style>\(css)</style>\n"
+            h += "<div class=\"cardbox\"\(card.language ?? "")\(Self.expiry(pass))>\(card.body)</div>\n"
         } else {
-            h += "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n"
+            h += card.body
         }
         h += """
         <p class="actions"><a class="button" href="/passes/\(hash).pkpass" type="application/vnd.apple.pkpass">Add to Apple Wallet</a>
@@ -220,6 +244,19 @@ struct WebPages {
         return Answer(route: "/passes/{hash}", response: page(pass.description.isEmpty ? pass.organizationName : pass.description, body: h, head: head))
     }
 
+    /// The language the pass's texts were chosen in (its `.lproj`), for screen readers.
+    static func language(_ verdict: PassVerdict) -> String {
+        guard let language = verdict.pass?.language, !language.isEmpty, language.utf8.count <= 35 else { return "" }
+        return " lang=\"\(e(language.replacingOccurrences(of: "_", with: "-")))\""
+    }
+
+    /// When a pass that is not expired yet expires: app.js marks it once that moment has passed,
+    /// also on a page saved for use offline.
+    static func expiry(_ pass: StoredPass, now: Date = Date()) -> String {
+        guard let at = pass.expirationDate, at > now, !pass.voided else { return "" }
+        return " data-expires=\"\(DateText.iso(at))\" data-expires-text=\"\(e(DateText.human(at)))\""
+    }
+
     /// The card's style sheet inside the wallet's page: its rules for the stand-alone page's
     /// `body` and `main` are left to the wallet's own.
     static func cardStyle(_ css: String) -> String {
@@ -235,18 +272,13 @@ struct WebPages {
     .cardbox .card, .cardbox .back { max-width: 100%; }
     .cardbox figure { max-width: 100%; box-sizing: border-box; }
     .cardbox figure svg { max-width: 100%; height: auto; }
-    .cardbox figure svg[aria-label^="QR"], .cardbox figure svg[aria-label^="Aztec"] { width: min(240px, 64vw); }
+    .cardbox figure svg[data-format="QR"], .cardbox figure svg[data-format="Aztec"] { width: min(240px, 64vw); }
+    .cardbox .mark { color: #fff; border: 0; border-radius: 0; font-size: 10px; }
+    .cardbox .mark.expired { background: #b34700; }
     """
 
     func history(_ pass: StoredPass) async throws -> String {
-        var entries: [ChangeEntry] = []
-        var after: Int64 = 0
-        while true {
-            let page = try await library.changes(after: after, limit: 1000)
-            entries += page.filter { $0.passID == pass.id }
-            guard let last = page.last, page.count == 1000 else { break }
-            after = last.sequence
-        }
+        let entries = try await app.changes(of: pass.id, user: visitor.session.user, library: library)
         guard !entries.isEmpty else { return "" }
         var h = "<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2><ol class=\"history\">\n"
         for entry in entries.reversed().prefix(50) {
@@ -277,7 +309,7 @@ struct WebPages {
     }
 
     func remove(_ hash: String, confirmed: Bool) async throws -> Answer {
-        let (pass, _) = try await stored(hash)
+        let pass = try await storedPass(hash)
         if !confirmed {
             let h = """
             <p>Remove <strong dir="auto">\(Self.e(pass.organizationName)) · \(Self.e(pass.description))</strong> from your library? This cannot be undone here.</p>
@@ -326,7 +358,7 @@ struct WebPages {
         if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(DateText.human(offer.createdAt))).</p>\n" }
         if let card = app.render(verdict) {
             head = "<style>\(Self.cardStyle(card.css))</style>\n"
-            h += "<div class=\"cardbox\">\(card.body)</div>\n"
+            h += "<div class=\"cardbox\"\(Self.language(verdict))>\(card.body)</div>\n"
         }
         h += """
         <div class="actions">

@@ -17,7 +17,7 @@ enum CardBarcodeSource {
                 return CardBarcode(format: name, content: .text(message: text, reason: choice.unsupportedNote ?? ""),
                                    altText: shown.altText)
             }
-            return CardBarcode(format: name, content: .modules(modules(matrix)), altText: shown.altText)
+            return CardBarcode(format: name, content: .modules(modules(matrix)), altText: shown.altText, message: text)
         } catch let error as BarcodeError {
             return CardBarcode(format: name, content: .text(message: text, reason: error.message), altText: shown.altText)
         } catch {

@@ -141,7 +141,9 @@ final class WebServeTests: XCTestCase {
         XCTAssertTrue(list.text.contains("Passconduit Arena"), list.text)
         let csp = try XCTUnwrap(list.header("Content-Security-Policy"))
         XCTAssertTrue(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'"), csp)
-        XCTAssertFalse(csp.contains("script-src") || csp.contains("http:") || csp.contains("https:"), csp)
+        let scripts = csp.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("script-src") }
+        XCTAssertEqual(scripts, "script-src 'self'", "scripts only from the wallet's own files (app.js, sw.js), none inline: \(csp)")
+        XCTAssertFalse(csp.contains("http:") || csp.contains("https:"), csp)
         XCTAssertEqual(list.header("X-Content-Type-Options"), "nosniff")
         XCTAssertEqual(list.header("Referrer-Policy"), "no-referrer")
 
@@ -233,6 +235,59 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(decoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines), String(link).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// The files of the installable, offline wallet are there for anyone (they hold nothing of a
+    /// user); the list of what to keep offline is only for a session, names its passes that are
+    /// not expired, and its key is neither the session id nor the form token.
+    func testTheOfflineFilesAndTheSessionsOfflineListNameNoSecret() throws {
+        let sandbox = try Sandbox()
+        let live = sandbox.dir.appendingPathComponent("live.pkpass")
+        try Data(try FilterPassForge.pass(edits: ["serialNumber": "LIVE-1",
+                                                  "expirationDate": ISO8601DateFormatter().string(from: Date().addingTimeInterval(30 * 86400))])).write(to: live)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", live.path]).status, 0)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/event-ticket.pkpass")]).status, 0)
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        for (path, type) in [("/manifest.webmanifest", "application/manifest+json"), ("/sw.js", "application/javascript; charset=utf-8"),
+                             ("/app.js", "application/javascript; charset=utf-8"), ("/icon-192.png", "image/png"), ("/icon-512.png", "image/png")] {
+            let r = try curl(server.base + path)
+            XCTAssertEqual(r.status, 200, path)
+            XCTAssertEqual(r.header("Content-Type"), type, path)
+            XCTAssertNotNil(r.header("Content-Security-Policy"), path)
+        }
+        let icon = try curl(server.base + "/icon-512.png").body
+        XCTAssertEqual(Array(icon.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        XCTAssertEqual(Array(icon[16..<24]), [0, 0, 2, 0, 0, 0, 2, 0], "512 × 512")
+        XCTAssertEqual(try curl(server.base + "/offline.json").status, 401)
+
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        let login = try curl(server.signIn, jar: jar)
+        let sessionID = String(try XCTUnwrap(login.header("Set-Cookie")).dropFirst("pcsid=".count).prefix(64))
+        let page = try curl(server.base + "/", jar: jar)
+        let csrf = try XCTUnwrap(Self.csrf(page.text))
+        XCTAssertTrue(page.text.contains("<link rel=\"manifest\" href=\"/manifest.webmanifest\">"))
+        let key = try XCTUnwrap(page.header("X-Passconduit-Offline"))
+        XCTAssertTrue(page.text.contains("<meta name=\"passconduit-offline\" content=\"\(key)\">"))
+        XCTAssertEqual(key.count, 32)
+        XCTAssertFalse(sessionID.contains(key) || csrf.contains(key), "the key is derived, not a secret itself")
+        let list = try curl(server.base + "/offline.json", jar: jar)
+        XCTAssertEqual(list.status, 200)
+        XCTAssertEqual(list.header("Cache-Control"), "no-store")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: list.body) as? [String: Any])
+        XCTAssertEqual(object["key"] as? String, key)
+        let hashes = try sha(sandbox)
+        let boarding = try XCTUnwrap(try sandbox.run("list", ["--json"]).objects.first { ($0["serialNumber"] as? String) == "LIVE-1" }?["sha256"] as? String)
+        let event = try XCTUnwrap(hashes.first { $0 != boarding })
+        let fetch = object["fetch"] as? [String] ?? []
+        XCTAssertTrue(fetch.contains("/") && fetch.contains("/style.css") && fetch.contains("/passes/" + boarding), "\(fetch)")
+        XCTAssertFalse(fetch.contains("/passes/" + event), "the sample event ticket expired (June 2026): not fetched, \(fetch)")
+        XCTAssertEqual(Set(object["keep"] as? [String] ?? []), Set(hashes.map { "/passes/" + $0 }), "but kept when saved")
+        XCTAssertFalse(list.text.contains(sessionID) || list.text.contains(csrf))
+        // Signing out clears the browser's caches and storage.
+        let out = try curl(server.base + "/logout", jar: jar, ["-d", "csrf=" + csrf])
+        XCTAssertEqual(out.header("Clear-Site-Data"), "\"cache\", \"cookies\", \"storage\"")
+        XCTAssertEqual(try curl(server.base + "/offline.json", jar: jar).status, 401)
+    }
+
     func testThePkpassLinkServesTheStoredBytesAsAWalletPass() throws {
         let sandbox = try Sandbox()
         XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/boarding-pass.pkpass")]).status, 0)
@@ -246,7 +301,8 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(page.status, 200)
         XCTAssertTrue(page.text.contains("href=\"/passes/\(hash).pkpass\""), page.text)
         XCTAssertTrue(page.text.contains("<svg"), "the barcode is drawn: \(page.text.prefix(400))")
-        XCTAssertFalse(page.text.contains("<script"))
+        XCTAssertEqual(page.text.components(separatedBy: "<script").count, 2, "one script, the wallet's own file")
+        XCTAssertTrue(page.text.contains("<script src=\"/app.js\" defer></script>"))
 
         let wallet = try curl(server.base + "/passes/\(hash).pkpass", jar: jar)
         XCTAssertEqual(wallet.status, 200)

@@ -9,11 +9,7 @@ package enum DateText {
 
     /// "Fri 12 Jun 2026, 19:00 CEST" in the given time zone (default: the user's).
     package static func human(_ date: Date, timeZone: TimeZone = .current) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "EEE d MMM yyyy, HH:mm zzz"
-        let text = formatter.string(from: date)
+        let text = formatters.string(date, format: "EEE d MMM yyyy, HH:mm zzz", timeZone: timeZone)
         // ICU names UTC "GMT" in en_GB; say what the user set.
         if timeZone.identifier == "GMT" || timeZone.identifier.hasSuffix("UTC"), text.hasSuffix(" GMT") {
             return text.dropLast(3) + "UTC"   // Foundation reports TZ=UTC as the identifier "GMT"
@@ -24,11 +20,33 @@ package enum DateText {
     /// "Sat 6 Mar 2027": a day written without a time (a date-only `relevantDate`), read as that
     /// calendar day in every time zone (it is parsed as midnight UTC).
     package static func day(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE d MMM yyyy"
-        return formatter.string(from: date)
+        formatters.string(date, format: "EEE d MMM yyyy", timeZone: TimeZone(identifier: "UTC")!)
+    }
+
+    /// Making a DateFormatter costs far more than using one (the web wallet's pass list formats
+    /// two dates for each of a thousand passes): one per format and time zone, used under a lock.
+    static let formatters = Formatters()
+
+    final class Formatters: @unchecked Sendable {
+        private let lock = NSLock()
+        private var made: [String: DateFormatter] = [:]
+
+        func string(_ date: Date, format: String, timeZone: TimeZone) -> String {
+            let key = format + "|" + timeZone.identifier
+            return lock.withLock {
+                let formatter: DateFormatter
+                if let known = made[key], known.timeZone == timeZone {
+                    formatter = known
+                } else {
+                    formatter = DateFormatter()
+                    formatter.locale = Locale(identifier: "en_GB")
+                    formatter.timeZone = timeZone
+                    formatter.dateFormat = format
+                    made[key] = formatter
+                }
+                return formatter.string(from: date)
+            }
+        }
     }
 
     /// Whether `date` is midnight UTC exactly: how a day without a time is stored (the library
