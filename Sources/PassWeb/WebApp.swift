@@ -412,6 +412,8 @@ package final class WebApp: @unchecked Sendable {
         var css: String?
         var body: String
         var language: String?
+        /// The pass names a web service to ask for a newer version ("Check for update").
+        var canUpdate = false
     }
 
     /// The card of the pass with this SHA-256 for these languages, drawn by `draw` only when it is

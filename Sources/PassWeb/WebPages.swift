@@ -210,11 +210,12 @@ struct WebPages {
         let library = self.library, opener = self.opener, app = self.app
         let card = try await app.card(sha256: hash, languages: languages, expires: pass.expirationDate) {
             let verdict = opener.open(try await library.export(pass.id))
+            let canUpdate = verdict.pass?.canUpdate == true
             guard let drawn = app.render(verdict) else {
                 return WebApp.Card(css: nil, body: "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n",
-                                   language: nil)
+                                   language: nil, canUpdate: canUpdate)
             }
-            return WebApp.Card(css: Self.cardStyle(drawn.css), body: drawn.body, language: Self.language(verdict))
+            return WebApp.Card(css: Self.cardStyle(drawn.css), body: drawn.body, language: Self.language(verdict), canUpdate: canUpdate)
         }
         var h = ""
         var head = ""
@@ -230,7 +231,7 @@ struct WebPages {
         <a class="button danger" href="/passes/\(hash)/remove">Remove…</a></p>
 
         """
-        if verdict.pass?.canUpdate == true { h += updateForm(hash) }
+        if card.canUpdate { h += updateForm(hash) }
         h += "<section aria-labelledby=\"origin\"><h2 id=\"origin\">Where it came from</h2><dl>\n"
         if let source = pass.source {
             if let subject = source.subject { h += "<dt>Message</dt><dd dir=\"auto\">\(Self.e(subject))</dd>\n" }

@@ -121,6 +121,10 @@ final class WebBrowserTests: XCTestCase {
         page.goto(base + "/add")
         check(page, "add")
         seen = list(console)
+        page.goto(base + "/settings")
+        page.fill("input[name=name]", "chat bridge")
+        page.click("button:has-text('Make a token')")
+        check(page, "settings")
         page.goto(base + "/passes/" + "0" * 64)
         check(page, "not-found")
         console.clear()  # the 404 just asked for
@@ -296,7 +300,7 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertEqual(out["console"] as? [String], [], "no CSP violation or error on any page")
 
         // Accessible: axe-core on every page, signed in and out, light and dark.
-        XCTAssertEqual(out["checked"] as? [String], ["list", "search", "offers", "offer", "accepted", "pass", "remove", "add", "not-found",
+        XCTAssertEqual(out["checked"] as? [String], ["list", "search", "offers", "offer", "accepted", "pass", "remove", "add", "settings", "not-found",
                                                      "list-dark", "pass-dark", "signed-out", "login", "login-problem"])
         XCTAssertEqual((out["violations"] as? [String: Any])?.count, 0, "serious or critical: \(out["violations"] ?? "")")
         XCTAssertEqual(out["barcodeLabel"] as? String, "EVT-2026-0001", "the barcode is described by its altText")
