@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         // Hummingbird's own header and logging types, named by PassWeb (already in the graph through it).
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        // NIOHTTPTypes: serve's request time limits sit in Hummingbird's channel pipeline.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         // The milter's --metrics (Milter only): the Prometheus text format.
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
@@ -120,6 +122,7 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [

@@ -34,6 +34,10 @@ package struct WebConfiguration: Sendable {
     package var maxConnections = 1536
     /// A connection that sends nothing for this long is closed (slow clients, idle keep-alives).
     package var idleTimeout: TimeInterval = 20
+    /// Seconds a request head may take to arrive whole (slow-loris: a trickling client is never idle).
+    package var headTimeout: TimeInterval = 10
+    /// Seconds a request body may take after its head (a 10 MB upload on a slow phone line fits).
+    package var bodyTimeout: TimeInterval = 120
     /// Where the request log and the sign-in line go.
     package var log: @Sendable (String) -> Void = { line in
         FileHandle.standardOutput.write(Data((line + "\n").utf8))

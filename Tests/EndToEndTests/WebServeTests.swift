@@ -188,6 +188,42 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(try curl(fourth.base + "/", jar: jarA).status, 401, "the other browser is signed out too")
     }
 
+    /// Issue 29: a request head that trickles in a line a second (slow-loris) is cut at the head's own
+    /// 10-second limit (before it, only the 20-second idle timeout ended it: 20.4 s measured), and the
+    /// server still answers.
+    func testARequestHeadThatTricklesInIsCutOffAtItsTimeLimit() throws {
+        let sandbox = try Sandbox()
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let port = try XCTUnwrap(server.base.split(separator: ":").last.map(String.init))
+        let trickle = try HandOn.run("/usr/bin/python3", ["-c", """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.settimeout(1)
+            start = time.time()
+            s.sendall(b"GET / HTTP/1.1\\r\\nHost: wallet\\r\\n")
+            closed = None
+            while closed is None and time.time() - start < 60:
+                try:
+                    s.sendall(b"X-Slow: 1\\r\\n")
+                    if s.recv(1) == b"":
+                        closed = time.time() - start
+                except socket.timeout:
+                    pass
+                except OSError:
+                    closed = time.time() - start
+            print(closed)
+            """, port])
+        XCTAssertEqual(trickle.status, 0, trickle.stderr)
+        let seconds = Double(trickle.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertNotNil(seconds, "the trickling connection was still open after 60 s: \(trickle.stdout)")
+        XCTAssertGreaterThanOrEqual(seconds ?? 0, 9, "cut at the head limit, not before")
+        XCTAssertLessThan(seconds ?? 99, 16, "the head limit (10 s), not the idle timeout (20 s)")
+        XCTAssertEqual(try curl(server.base + "/").status, 401, "the server still answers")
+        server.process.terminate()
+        server.process.waitUntilExit()
+    }
+
     /// On a terminal the sign-in link comes as a QR code too (send's half blocks) that decodes to the link.
     func testOnATerminalTheSignInLinkIsAlsoAQRCode() throws {
         let sandbox = try Sandbox()
