@@ -608,5 +608,22 @@ final class WebMailboxSignInTests: XCTestCase {
         XCTAssertEqual(home.status, 200)
         XCTAssertTrue(home.text.contains("Passconduit Coffee"), home.text)
         XCTAssertFalse(server.text.contains("correct horse") || server.text.contains("wrong"), server.text)
+
+        // Throttling against the real server: each failure from this client slows the next answer, and at
+        // five the client gets 429 with Retry-After, even with the right password (the address is counted
+        // as well as the account, so guessing many accounts from one place stops too).
+        var statuses: [Int] = []
+        var last: WebServeTests.Reply?
+        for _ in 0..<4 {
+            let r = try WebServeTests.curl(server.base + "/login", ["--data-urlencode", "user=mallory@example.org", "--data-urlencode", "password=guess"])
+            statuses.append(r.status)
+            last = r
+        }
+        XCTAssertEqual(statuses, [401, 401, 401, 429], "two failures before, three now, then the limit")
+        XCTAssertNotNil(last?.header("Retry-After"))
+        let throttled = try WebServeTests.curl(server.base + "/login", ["--data-urlencode", "user=alice@example.org",
+                                                                        "--data-urlencode", "password=correct horse"])
+        XCTAssertEqual(throttled.status, 429, "the right password from a throttled client waits too")
+        XCTAssertNil(throttled.header("Set-Cookie"))
     }
 }
