@@ -414,6 +414,30 @@ final class WebServeTests: XCTestCase {
         try handle.close()
         XCTAssertEqual(try curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + huge.path]).status, 413)
 
+        // Hostile uploads get the conduit's own defences: a zip bomb named .pkpass (pass.json inflating to
+        // 400 MB), a message of 10 000 parts; each a clear answer, nothing stored, the server serving.
+        let bomb = sandbox.dir.appendingPathComponent("bomb.pkpass"), parts = sandbox.dir.appendingPathComponent("parts.eml")
+        let made = try HandOn.run("/usr/bin/python3", ["-c", """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                with z.open("pass.json", "w", force_zip64=True) as f:
+                    block = b"0" * (1 << 20)
+                    for _ in range(400):
+                        f.write(block)
+            with open(sys.argv[2], "w") as m:
+                m.write("From: a@example.org\\nSubject: parts\\nMIME-Version: 1.0\\nContent-Type: multipart/mixed; boundary=b\\n\\n")
+                for i in range(10000):
+                    m.write("--b\\nContent-Type: text/plain\\n\\npart %d\\n" % i)
+                m.write("--b--\\n")
+            """, bomb.path, parts.path])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let bombed = try curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + bomb.path])
+        XCTAssertEqual(bombed.status, 422, bombed.text)
+        XCTAssertTrue(bombed.text.contains("too large to open safely"), bombed.text)
+        let many = try curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + parts.path])
+        XCTAssertTrue([200, 422].contains(many.status), "\(many.status): \(many.text)")
+        XCTAssertEqual(try sha(sandbox), [])
+
         // A message with a pass goes through the same conduit as `add`.
         let good = try curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + Run.sample("messages/type.eml")])
         XCTAssertEqual(good.status, 200, good.text)
