@@ -216,27 +216,35 @@ final class LibraryLifeTests: XCTestCase {
             }.joined(separator: " || ',' || ")
             return try server.psql(database, sql).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        // The web wallet on the same map: alice and carol sign in (their sessions live in the database).
+        // The web wallet on the same map: alice and carol sign in (their sessions live in the database),
+        // and alice accepts in the browser the offer the milter staged for her (issue 29, end to end).
         let sandbox = try Sandbox()
-        let web = try WebServeTests.Server(sandbox, ["--library-map", map, "--listen", "127.0.0.1:0", "--auth", "header:X-User",
+        let web = try WebServeTests.Server(sandbox, ["--library-map", map, "--trust", trust, "--listen", "127.0.0.1:0", "--auth", "header:X-User",
                                                      "--trusted-proxy", "127.0.0.1", "--trusted-proxy", "::1"], common: false)
         try web.started()
         for user in ["Alice@example.org", "carol@example.net"] {
             XCTAssertEqual(try WebServeTests.curl(web.base + "/", ["-H", "X-User: \(user)"]).status, 200, user + web.text)
         }
+        let aliceJar = sandbox.dir.appendingPathComponent("alice-jar"), asAlice = ["-H", "X-User: alice@example.org"]
+        let offerPage = try WebServeTests.curl(web.base + "/offers/2", jar: aliceJar, asAlice)   // offer 1 was purged
+        XCTAssertEqual(offerPage.status, 200, offerPage.text)
+        let accepted = try WebServeTests.curl(web.base + "/offers/2/accept", jar: aliceJar,
+                                              asAlice + ["-d", "csrf=" + (WebServeTests.csrf(offerPage.text) ?? "")])
+        XCTAssertTrue(accepted.text.contains("Added to your library."), accepted.text)
+        XCTAssertEqual(try offers(map, user: "alice@example.org"), 0)
         web.process.terminate()
         web.process.waitUntilExit()
         func signIns(_ user: String) throws -> String {
             try server.psql(database, #"SELECT count(*) FROM passconduit_web.session WHERE "user" = '\#(user)'"#)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        XCTAssertEqual(try signIns("alice@example.org"), "1")
+        XCTAssertEqual(try signIns("alice@example.org"), "2")
 
         let carolBefore = try rows("carol@example.net")
         XCTAssertEqual(try library(["drop", "alice@example.org", "--library-map", map]).status, 64)
         let dropped = try library(["drop", "alice@example.org", "--yes", "--library-map", map])
         XCTAssertEqual(dropped.status, 0, dropped.stderr)
-        XCTAssertEqual(dropped.stdout, "Erased \(map) (user alice@example.org): 0 passes, 1 offer, 1 web sign-in or token.\n")
+        XCTAssertEqual(dropped.stdout, "Erased \(map) (user alice@example.org): 1 pass, 0 offers, 2 web sign-ins and tokens.\n")
         XCTAssertEqual(try signIns("alice@example.org"), "0", "an erasure takes the web wallet's sign-ins too")
         XCTAssertEqual(try signIns("carol@example.net"), "1")
         XCTAssertEqual(try rows("alice@example.org"), "0,0,0,0,0,0,0,0,0,0")
