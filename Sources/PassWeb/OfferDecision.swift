@@ -20,10 +20,7 @@ enum OfferDecision {
         }
         let bytes = try await library.offerBytes(offer.offerID)
         let verdict = opener.open(bytes)
-        var source = PassSourceInfo(input: "offer \(offer.offerID)")
-        source.messageID = offer.source?.messageID
-        source.subject = offer.source?.subject
-        let record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
+        let record = PassRecordMapping.record(offer: offer, verdict: verdict, bytes: bytes).record
         var state: LibraryState?
         var stored: StoredPass?
         if verdict.status != .invalid, let record {

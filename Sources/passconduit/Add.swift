@@ -195,10 +195,7 @@ struct AddSession {
         for offer in chosen {
             let bytes = try guarded { [library] in try await library.offerBytes(offer.offerID) }
             let verdict = opener.open(bytes)
-            var source = PassSourceInfo(input: "offer \(offer.offerID)")
-            source.messageID = offer.source?.messageID
-            source.subject = offer.source?.subject
-            let record = PassRecordMapping.record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
+            let (source, record) = PassRecordMapping.record(offer: offer, verdict: verdict, bytes: bytes)
             // As in a scan: an invalid pass has no library state (the card must not call it "new").
             var state: LibraryState?
             var problem: LibraryError?

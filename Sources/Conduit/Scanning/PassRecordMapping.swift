@@ -29,6 +29,15 @@ package enum PassRecordMapping {
         return record
     }
 
+    /// A staged offer's bytes as the record accepting it stores, with the offer's own origin (its
+    /// message, its time): `add --offer` and the web wallet's Accept make it the same way.
+    package static func record(offer: Offer, verdict: PassVerdict, bytes: [UInt8]) -> (source: PassSourceInfo, record: PassRecord?) {
+        var source = PassSourceInfo(input: "offer \(offer.offerID)")
+        source.messageID = offer.source?.messageID
+        source.subject = offer.source?.subject
+        return (source, record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt))
+    }
+
     /// What the library stores as the pass's status: the verdict's, except that a pass whose only
     /// fault is having no signature is `unsigned` (kept only with the user's --allow-unsigned).
     package static func storedStatus(_ verdict: PassVerdict) -> String {
