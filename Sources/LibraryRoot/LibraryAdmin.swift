@@ -122,6 +122,18 @@ package enum LibraryAdmin {
         }
     }
 
+    // MARK: - grant
+
+    /// Gives the milter's and the web wallet's database roles their rights on a server map's
+    /// libraries (`PostgresLibrary.grant`); run as the role that owns them.
+    package static func grant(template: String, milter: String?, web: String?) async throws -> PostgresLibrary.Granted {
+        guard LibraryMap.isServer(template) else {
+            throw Problem("library grant is for a library map on a PostgreSQL server; a file map's libraries are kept apart by their files' owners and modes (library create --owner)")
+        }
+        guard milter != nil || web != nil else { throw Problem("give --milter ROLE, --web ROLE or both") }
+        return try await PostgresLibrary.grant(template, milter: milter, web: web)
+    }
+
     // MARK: - list
 
     /// Every library the map holds, sorted by mailbox.

@@ -14,7 +14,7 @@ extension PostgresLibrary {
         var logger = Logger(label: "passconduit.library.postgresql")
         logger.logLevel = .critical
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(0.1, options.retryDeadline) * 1000))
-        let configuration = try connectionConfiguration(server)
+        let configuration = try connectionConfiguration(server, scope: nil)
         do {
             return try await Deadline.run(until: deadline) { [logger] in
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)

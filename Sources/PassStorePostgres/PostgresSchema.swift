@@ -16,6 +16,7 @@ enum PostgresSchema {
     static let migrations: [(version: Int, name: String, sql: String)] = [
         (1, "v1-users-passes-offers-changes-web-service", v1),
         (2, "v2-unsigned-passes", v2),
+        (3, "v3-row-level-security", v3),
     ]
 
     static var newest: Int { migrations.last!.version }
@@ -180,5 +181,36 @@ enum PostgresSchema {
         ALTER TABLE passconduit.pass ADD CONSTRAINT pass_status_check CHECK (status IN ('valid', 'untrusted', 'unsigned'));
         ALTER TABLE passconduit.pass_version DROP CONSTRAINT pass_version_status_check;
         ALTER TABLE passconduit.pass_version ADD CONSTRAINT pass_version_status_check CHECK (status IN ('valid', 'untrusted', 'unsigned'))
+        """
+
+    /// Issue 27, PostgreSQL isolation: row-level security on every library table. A role that
+    /// does not own the tables (the milter's, the web wallet's: see `PostgresRoles`) sees and
+    /// changes only the rows of the library user its connection is scoped to: the run-time
+    /// parameter `passconduit.user`, which every library connection sets at start-up to the user
+    /// it opened (`PostgresLibrary.startupParameters`). Unscoped, such a role sees no row. The
+    /// owner (the role that created the schema: the admin's) and superusers are not subject to
+    /// the policies, so a single-role installation works as before. A policy without WITH CHECK
+    /// uses its USING expression for new rows too: a scoped role cannot write another user's rows.
+    static let v3 = """
+        ALTER TABLE passconduit.library_user ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.library_user USING (name = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.pass_blob ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.pass_blob USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.pass ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.pass USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.pass_version ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.pass_version USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.offer ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.offer USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.change_log ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.change_log USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.change_field ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.change_field USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.web_service_state ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.web_service_state USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.web_service_registration ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.web_service_registration USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.web_service_tag ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.web_service_tag USING ("user" = current_setting('passconduit.user', true))
         """
 }

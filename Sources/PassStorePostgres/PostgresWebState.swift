@@ -29,7 +29,7 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         var logger = Logger(label: "passconduit.web.postgresql")
         logger.logLevel = .critical
         self.logger = logger
-        var configuration = try PostgresLibrary.clientConfiguration(server, options: options)
+        var configuration = try PostgresLibrary.clientConfiguration(server, options: options, scope: nil)
         configuration.options.maximumConnections = 4
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
@@ -73,6 +73,15 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         "CREATE INDEX IF NOT EXISTS token_by_user ON passconduit_web.token (\"user\", id)",
     ]
 
+    /// The tables `schema` makes.
+    static let tables = ["session", "failure", "calendar", "token"]
+
+    /// True when every table of `schema` exists.
+    static func tablesPresent(_ tx: PostgresTransaction) async throws -> Bool {
+        let checks = tables.map { "to_regclass('passconduit_web.\($0)') IS NOT NULL" }.joined(separator: " AND ")
+        return try await tx.rows("SELECT \(checks)")[0].decode(Bool.self)
+    }
+
     /// Runs `body` on one connection, the tables made first if this process has not yet seen
     /// them; tried again on a new connection while the server cannot be reached, until the
     /// library's retry deadline.
@@ -87,6 +96,11 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
                     try await client.withConnection { connection in
                         let tx = PostgresTransaction(connection: connection, user: "", logger: logger)
                         do {
+                            if !lock.withLock({ ready }), try await Self.tablesPresent(tx) {
+                                // Made already (by this program's owner role): a role that may
+                                // only use them (see `PostgresRoles`) must not try to make them.
+                                lock.withLock { ready = true }
+                            }
                             if !lock.withLock({ ready }) {
                                 try await tx.run("BEGIN")
                                 try await tx.run("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])

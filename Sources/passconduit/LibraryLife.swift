@@ -197,6 +197,45 @@ extension LibraryCommand {
         }
     }
 
+    struct Grant: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "grant",
+            abstract: "Give the milter's and the web wallet's PostgreSQL roles their rights, and no more.",
+            discussion: """
+            One database role per purpose: the role of --library-map (the operator's) owns the \
+            libraries and alone creates, migrates, lists and erases them; the milter's role may read \
+            a mailbox's library and stage offers; the web wallet's may change a person's own library \
+            and keep its sign-ins. Row-level security shows each connection of those two roles only \
+            the rows of the mailbox it opened, so one mailbox's data is out of reach of another's. \
+            A database superuser makes the roles first (createuser); run this again after an upgrade.
+
+            Example:
+              sudo -u postgres createuser passconduit_milter
+              sudo -u postgres createuser passconduit_web
+              passconduit library grant --milter passconduit_milter --web passconduit_web \\
+                --library-map 'postgresql://passconduit@/passconduit?host=/run/postgresql&user=%{local}@%{domain}'
+            """)
+
+        @OptionGroup var map: LibraryMapOptions
+
+        @Option(name: .long, help: ArgumentHelp("The milter's role: reads libraries, stages offers.", valueName: "role"))
+        var milter: String?
+
+        @Option(name: .long, help: ArgumentHelp("The web wallet's role: what a signed-in person may do to their own library.", valueName: "role"))
+        var web: String?
+
+        func run() throws {
+            try Self.exiting {
+                let template = try map.template()
+                let (milter, web) = (self.milter, self.web)
+                let granted = try LibraryMapOptions.run { try await LibraryAdmin.grant(template: template, milter: milter, web: web) }
+                if let role = granted.milter { print("Granted the milter's rights to \(TerminalText.line(role)).") }
+                if let role = granted.web { print("Granted the web wallet's rights to \(TerminalText.line(role)).") }
+                return .success
+            }
+        }
+    }
+
     struct Purge: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "purge",

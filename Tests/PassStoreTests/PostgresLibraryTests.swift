@@ -174,7 +174,11 @@ final class PostgresLibraryTests: XCTestCase {
         let first = try await PostgresLibrary.open(location, options: options(user: "alice"))
         try await first.add(Synthetic.record("1"))
         await first.close()
-        // Back to v1's shape: its CHECK, and no record of v2.
+        // Back to v1's shape: its CHECK, no row-level security (v3), and no record of v2 or v3.
+        for table in ["library_user", "pass_blob", "pass", "pass_version", "offer", "change_log", "change_field",
+                      "web_service_state", "web_service_registration", "web_service_tag"] {
+            try server.psql(database, "DROP POLICY library_scope ON passconduit.\(table); ALTER TABLE passconduit.\(table) DISABLE ROW LEVEL SECURITY")
+        }
         try server.psql(database, """
             ALTER TABLE passconduit.pass DROP CONSTRAINT pass_status_check;
             ALTER TABLE passconduit.pass ADD CONSTRAINT pass_status_check CHECK (status IN ('valid', 'untrusted'));
@@ -188,6 +192,8 @@ final class PostgresLibraryTests: XCTestCase {
         XCTAssertEqual(statuses.sorted(), ["unsigned", "valid"])
         let versions = try server.psql(database, "SELECT max(version) FROM passconduit.migration")
         XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "\(PostgresSchema.newest)")
+        let secured = try server.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'passconduit' AND rowsecurity")
+        XCTAssertEqual(secured.trimmingCharacters(in: .whitespacesAndNewlines), "10", "every library table but the migration record")
         await library.close()
     }
 

@@ -122,6 +122,18 @@ package final class PostgresTestServer: @unchecked Sendable {
                              "-d", database, "-c", sql])
     }
 
+    /// Runs SQL in `database` as `role` (with its password; the server asks every role but the
+    /// superuser for one), its connection scoped to the library user `scope` (the start-up
+    /// parameter `passconduit.user`, as the library's own connections set it) when given; the
+    /// output. A refused statement throws, with psql's message.
+    @discardableResult
+    package func psql(_ database: String, _ sql: String, role: String, password: String, scope: String? = nil) throws -> String {
+        var environment = ["PGPASSWORD=\(password)"]
+        if let scope { environment.append("PGOPTIONS=-c passconduit.user=\(scope)") }
+        return try command("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-h", socketFolder, "-p", "\(port)", "-U", role,
+                                    "-d", database, "-c", sql], environment: environment)
+    }
+
     /// Ends every session of `database` but the caller's (the test's `pg_terminate_backend`).
     @discardableResult
     package func terminateSessions(of database: String) throws -> Int {
@@ -133,12 +145,13 @@ package final class PostgresTestServer: @unchecked Sendable {
     }
 
     @discardableResult
-    private func command(_ name: String, _ arguments: [String]) throws -> String {
+    private func command(_ name: String, _ arguments: [String], environment: [String] = []) throws -> String {
         let path = bin + "/" + name
+        let program = environment.isEmpty ? [path] : ["/usr/bin/env"] + environment + [path]
         if let runAs {
-            return try Self.run("/usr/sbin/runuser", ["-u", runAs, "--", path] + arguments, cwd: folder)
+            return try Self.run("/usr/sbin/runuser", ["-u", runAs, "--"] + program + arguments, cwd: folder)
         }
-        return try Self.run(path, arguments, cwd: folder)
+        return try Self.run(program[0], Array(program.dropFirst()) + arguments, cwd: folder)
     }
 
     /// Runs a program to its end with posix_spawn and waitpid. Not Foundation's `Process`: it
