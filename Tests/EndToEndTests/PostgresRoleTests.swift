@@ -116,6 +116,22 @@ final class PostgresRoleTests: XCTestCase {
         XCTAssertEqual(accepted.status, 0, accepted.stderr)
         XCTAssertEqual(try run("list", ["--library", webMap, "--user", alice, "--json"]).objects.count, 2)
         XCTAssertEqual(try run("list", ["--library", webMap, "--user", bob, "--json"]).objects.count, 1)
+        // The web wallet itself under that role: bob, signed in, sees his pass and nothing of alice's.
+        let web = try WebServeTests.Server(sandbox, ["--library-map", webMap, "--trust", trust, "--listen", "127.0.0.1:0",
+                                                     "--auth", "header:X-User", "--trusted-proxy", "127.0.0.1", "--trusted-proxy", "::1"],
+                                           common: false)
+        try web.started()
+        let page = try WebServeTests.curl(web.base + "/", ["-H", "X-User: \(bob)"])
+        XCTAssertEqual(page.status, 200, page.text + web.text)
+        let bobsSerial = String(ids[bob]?.split(separator: "/").last ?? "?")
+        let alicesSerial = String(ids[alice]?.split(separator: "/").last ?? "?")
+        XCTAssertEqual(try sql(#"SELECT count(*) FROM passconduit_web.session WHERE "user" = 'bob@example.org'"#, as: admin), "1")
+        XCTAssertTrue(page.text.contains(try sql("SELECT organization_name FROM passconduit.pass WHERE serial_number = '\(bobsSerial)'", as: admin)), page.text)
+        XCTAssertFalse(page.text.contains(alicesSerial), page.text)
+        XCTAssertFalse(page.text.contains(try sql("SELECT organization_name FROM passconduit.pass WHERE serial_number = '\(alicesSerial)'", as: admin)), page.text)
+        web.process.terminate()
+        web.process.waitUntilExit()
+
         // … but making or erasing a library stays the operator's.
         let dropped = try run("library", ["drop", bob, "--yes", "--library-map", webMap])
         XCTAssertNotEqual(dropped.status, 0, dropped.stdout)
