@@ -33,6 +33,11 @@ enum CardHTML {
         return h
     }
 
+    /// A value keeps to one line and ends in "…" when it does not fit, as Wallet's do (issue 26
+    /// item 9: "01/01/20⏎20" was broken mid-token). Every line of the front has a whole-pixel
+    /// height, so the barcode below the text starts on a whole CSS pixel and its modules fall on
+    /// whole device pixels whatever the text above holds: at a fractional offset Chromium drew
+    /// Aztec modules of uneven heights that zxing could no longer read.
     static let css = """
 
     :root { color-scheme: light dark; }
@@ -51,27 +56,28 @@ enum CardHTML {
     .card > *:not(.bgimg) { position: relative; z-index: 1; }
     header { display: flex; align-items: center; gap: 8px; min-height: 40px; margin-bottom: 8px; }
     header .logo { max-width: 120px; max-height: 40px; }
-    header .logotext { font-weight: bold; font-size: 15px; flex: 1; overflow: hidden; white-space: nowrap;
+    header .logotext { font-weight: bold; font-size: 15px; line-height: 19px; flex: 1; overflow: hidden; white-space: nowrap;
       text-overflow: ellipsis; }
     header .hf { display: flex; gap: 8px; margin-left: auto; }
     .f { display: flex; flex-direction: column; min-width: 0; }
-    .l { color: var(--label); font-size: 9px; font-weight: bold; letter-spacing: .02em; overflow-wrap: anywhere; }
-    .v { font-size: 14px; overflow-wrap: anywhere; }
+    .l { color: var(--label); font-size: 9px; line-height: 11px; font-weight: bold; letter-spacing: .02em; overflow-wrap: anywhere; }
+    .v { font-size: 14px; line-height: 18px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     header .f { text-align: right; max-width: 150px; }
     header .v { font-size: 14px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-    .mark { margin: 0 -12px 6px; padding: 4px 12px; font-size: 10px; font-weight: bold; text-align: center;
+    .mark { margin: 0 -12px 6px; padding: 4px 12px; font-size: 10px; line-height: 14px; font-weight: bold; text-align: center;
       color: #fff; }
     .mark.notVerified { background: #c72929; } .mark.voided { background: #424242; } .mark.expired { background: #d95900; }
     .strip { margin: 0 -12px 8px; background-size: cover; background-position: center; display: flex;
       align-items: flex-end; padding: 12px; color: var(--strip); }
-    .strip .v { font-size: 36px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-    .strip .l { color: var(--strip); font-size: 11px; }
+    .strip .v { font-size: 36px; line-height: 44px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .strip .l { color: var(--strip); font-size: 11px; line-height: 14px; }
     .primary { margin-bottom: 8px; }
-    .primary .v { font-size: 28px; }
+    .primary .v { font-size: 28px; line-height: 34px; }
     .boarding { display: flex; align-items: flex-end; margin-bottom: 8px; }
     .boarding .f { flex: 1; }
-    .boarding .v { font-size: 30px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .boarding .v { font-size: 30px; line-height: 36px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     .boarding .glyph { width: 36px; text-align: center; font-size: 22px; color: var(--label); padding-bottom: 4px; }
+    .boarding .glyph svg { display: block; margin: 0 auto; }
     .with-thumb { display: flex; gap: 8px; } .with-thumb > div { flex: 1; min-width: 0; }
     .thumb { max-width: 90px; max-height: 90px; align-self: flex-start; }
     .row { display: flex; gap: 8px; margin-bottom: 8px; }

@@ -141,6 +141,23 @@ final class RenderBrowserTests: XCTestCase {
         jobs.append([hostilePage, sandbox.dir.appendingPathComponent("hostile.png").path, "1"])
         decode.append((sandbox.dir.appendingPathComponent("hostile.png").path, "hostile page", "QRCode",
                        Array("HOSTILE-1".utf8).map { String(format: "%02x", $0) }.joined()))
+        // Issue 26 item 9: a value keeps to one line, as in Wallet. The same card with a short and
+        // with a long value (a date and an e-mail address, which broke mid-token) is as tall.
+        var heights: [String] = []
+        for (name, values) in [("short", ["01/01/2020", "ab@live.de"]),
+                               ("long", ["01/01/2020 – 31/12/2020 every day of the year", "dominic.drees.and.a.much.longer.name@live.de"])] {
+            let pass = try RenderKit.unsignedPass(["pass.json": try RenderKit.passJSON(fields: [
+                "primaryFields": [["key": "p", "label": "VALID", "value": values[0]]],
+                "secondaryFields": [["key": "s", "label": "E-MAIL", "value": values[1]], ["key": "t", "label": "NO", "value": "7"]],
+            ], extra: ["barcodes": [["format": "PKBarcodeFormatQR", "message": "ONE-LINE", "messageEncoding": "iso-8859-1"]]])],
+                                                  in: sandbox.dir, name: "\(name).pkpass")
+            let page = sandbox.dir.appendingPathComponent("\(name).html").path
+            let rendered = try sandbox.run("render", [pass, "--format", "html", "--side", "front", "-o", page])
+            XCTAssertEqual(rendered.status, 0, rendered.stderr)
+            let shot = sandbox.dir.appendingPathComponent("\(name).png").path
+            jobs.append([page, shot, "1"])
+            heights.append(shot)
+        }
         // The control: a page that does fetch must be seen by both checks, or they prove nothing.
         let control = sandbox.dir.appendingPathComponent("control.html").path
         try "<!DOCTYPE html><img src=\"http://192.0.2.1/fetch-me.png\">".write(toFile: control, atomically: true, encoding: .utf8)
@@ -162,6 +179,20 @@ final class RenderBrowserTests: XCTestCase {
             let foreign = urls.dropFirst().filter { !$0.hasPrefix("data:") }
             XCTAssertEqual(Array(foreign), [], "\(page): the page's requests in Chromium's net log")
         }
+        // The card's height: the rows of the screenshot that differ from the page's background.
+        let measured = try RenderKit.python(["-c", """
+            import sys, numpy
+            from PIL import Image
+            for path in sys.argv[1:]:
+                a = numpy.asarray(Image.open(path).convert("RGB")).astype(int)
+                rows = numpy.nonzero((numpy.abs(a - numpy.array([236, 239, 241])).sum(axis=2) > 12).any(axis=1))[0]
+                print(int(rows.max() - rows.min() + 1) if len(rows) else 0)
+            """] + heights)
+        XCTAssertEqual(measured.status, 0, measured.stderr)
+        let cardHeights = measured.text.split(separator: "\n").compactMap { Int($0) }
+        XCTAssertEqual(cardHeights.count, 2, measured.text)
+        XCTAssertGreaterThan(cardHeights.first ?? 0, 100, measured.text)
+        XCTAssertEqual(cardHeights.first, cardHeights.last, "a long value wrapped onto more lines: \(cardHeights)")
         let decoded = try RenderKit.decodeAll(decode.map(\.shot))
         XCTAssertEqual(decoded.count, decode.count)
         for (d, found) in zip(decode, decoded) {

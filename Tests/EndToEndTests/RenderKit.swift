@@ -217,17 +217,28 @@ enum RenderKit {
             # The whole picture, then the way a scanner is aimed at the symbol: zxing-cpp 1.4's
             # Aztec detector (ZXing's) starts from the centre of the image and gives up unless the
             # bullseye is near it, so square windows (the full width, then 3/4 of it) slide over
-            # the card in steps of 1/64 of its width until one is centred on the symbol.
+            # the card in steps of 1/64 of its width until one is centred on the symbol. Last,
+            # windows centred nearer the top and bottom edges than half their side, over the
+            # picture set in white margins (a short card's barcode sits in the top 300 pixels of
+            # an 800x1600 screenshot, where no window of the picture itself is centred).
             yield img
             W, H = img.size
             step = max(2, W // 64)
-            for side in (W, (W * 3) // 4):
-                if side > H:
-                    continue
-                xs = [W // 2] if side == W else range(side // 2, W - side // 2 + 1, step * 4)
+            sides = [(side, [W // 2] if side == W else range(side // 2, W - side // 2 + 1, step * 4))
+                     for side in (W, (W * 3) // 4) if side <= H]
+            for side, xs in sides:
                 for cy in range(side // 2, H - side // 2 + 1, step):
                     for cx in xs:
                         yield img.crop((cx - side // 2, cy - side // 2, cx - side // 2 + side, cy - side // 2 + side))
+            m = W // 2
+            framed = Image.new("L", (W, H + 2 * m), 255)
+            framed.paste(img, (0, m))
+            for side, xs in sides:
+                edges = list(range(0, side // 2, step)) + list(range(H - side // 2 + step, H + 1, step))
+                for cy in edges:
+                    for cx in xs:
+                        top = cy + m - side // 2
+                        yield framed.crop((cx - side // 2, top, cx - side // 2 + side, top + side))
         out = []
         for path in json.load(open(sys.argv[1])):
             try:
