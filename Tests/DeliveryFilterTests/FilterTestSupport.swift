@@ -25,22 +25,13 @@ enum FilterCorpus {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// `$PASSCONDUIT_MIME_CORPUS`; else `shared/corpus/mime` beside the checkout (CI has it there),
-    /// or beside a folder above it (a git worktree under `<project>/wt/<name>`), the nearest one
-    /// found going up; else the machine's `/work/shared/corpus/mime` (a clone in `mktemp -d`).
+    /// `$PASSCONDUIT_MIME_CORPUS`; else the copy of the MIME corpus in the checkout,
+    /// `Tests/Corpus/mime` (its MANIFEST.md gives each file's origin).
     static var mimeCorpus: URL {
         if let dir = ProcessInfo.processInfo.environment["PASSCONDUIT_MIME_CORPUS"], !dir.isEmpty {
             return URL(fileURLWithPath: dir)
         }
-        var dir = repositoryRoot.deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = dir.appendingPathComponent("shared/corpus/mime")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.tsv").path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        let machine = URL(fileURLWithPath: "/work/shared/corpus/mime")
-        if FileManager.default.fileExists(atPath: machine.appendingPathComponent("index.tsv").path) { return machine }
-        return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/mime")
+        return repositoryRoot.appendingPathComponent("Tests/Corpus/mime")
     }
 
     /// Every regular file under `dir` (sorted, so runs are reproducible).

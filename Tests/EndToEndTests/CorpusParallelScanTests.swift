@@ -5,16 +5,8 @@ import XCTest
 /// stored as a Maildir and as one mbox: one core and two give the same NDJSON in the same order,
 /// and the mapped mbox file gives what the same bytes streamed through stdin give.
 final class CorpusParallelScanTests: XCTestCase {
-    /// `shared/corpus/mime` beside the checkout or a folder above it, else the machine's copy.
-    static var corpus: URL {
-        var dir = Run.root.deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = dir.appendingPathComponent("shared/corpus/mime")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("index.tsv").path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: "/work/shared/corpus/mime")
-    }
+    /// The checkout's copy of the MIME corpus (Tests/Corpus/mime; origins in its MANIFEST.md).
+    static var corpus: URL { Run.root.appendingPathComponent("Tests/Corpus/mime") }
 
     /// The corpus's single messages in index order, without a saved envelope line or a byte order
     /// mark, and only those that start with a header field (what an mbox can hold unchanged);

@@ -95,11 +95,9 @@ enum HandOn {
         return (1...edits.count).map { directory.appendingPathComponent("forged-\($0).pkpass") }
     }
 
-    /// The real passes: the project corpus when present, else the copies in the WalletPass fixtures.
+    /// The real passes: the copies of the project corpus in the WalletPass fixtures (every file).
     static var realPasses: [URL] {
-        let shared = URL(fileURLWithPath: "/work/shared/corpus/pkpass-real")
-        let copy = root.appendingPathComponent("Tests/WalletPassTests/Fixtures/pkpass-real")
-        let dir = FileManager.default.fileExists(atPath: shared.path) ? shared : copy
+        let dir = root.appendingPathComponent("Tests/WalletPassTests/Fixtures/pkpass-real")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return names.filter { $0.hasSuffix(".pkpass") }.sorted().map { dir.appendingPathComponent($0) }
     }

@@ -120,7 +120,7 @@ final class MilterPostfixTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(bodies.first?.count ?? 0, 4000)
     }
 
-    /// The MIME corpus (shared/corpus/mime: messages from eleven parsers' test suites) with the
+    /// The MIME corpus (Tests/Corpus/mime: messages from eleven parsers' test suites) with the
     /// sample messages, each sent through both smtpd ports in one SMTP session per port: every
     /// message Postfix takes arrives through the milter exactly as without it, apart from our fields.
     func testTheMIMECorpusArrivesAsWithoutTheMilterApartFromOurHeaders() throws {

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// The card a person reads for real passes (Tests/WalletPassTests/Fixtures/pkpass-real, copied
-/// from /work/shared/corpus/pkpass-real): nothing cut, nothing blank, expiry said plainly.
+/// The card a person reads for real passes (Tests/WalletPassTests/Fixtures/pkpass-real, copies of
+/// the project's corpus pkpass-real): nothing cut, nothing blank, expiry said plainly.
 final class RealPassCardTests: XCTestCase {
     var sandbox: Sandbox!
 

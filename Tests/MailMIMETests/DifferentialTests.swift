@@ -4,7 +4,7 @@ import XCTest
 /// Runs differential/differential.py: every message of the MIME corpus parsed by MailMIME (through
 /// `MIMEBench dump`) and by Python's `email` (policy.default), compared part by part; any difference
 /// not in differential/allowlist.json (with its reason) fails the test. The corpus is
-/// $PASSCONDUIT_MIME_CORPUS, else /work/shared/corpus/mime, else this target's Fixtures folder.
+/// $PASSCONDUIT_MIME_CORPUS, else the checkout's copy in Tests/Corpus/mime.
 final class DifferentialTests: XCTestCase {
     private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()

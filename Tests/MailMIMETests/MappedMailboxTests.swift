@@ -34,14 +34,14 @@ final class MappedMailboxTests: XCTestCase {
         }
     }
 
-    /// Every mbox fixture, and the MIME corpus's mbox files when the corpus is there.
+    /// Every mbox fixture, and the MIME corpus's mbox files (Tests/Corpus/mime).
     func mboxes() throws -> [(String, [UInt8])] {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/mbox")
         var out: [(String, [UInt8])] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted() {
             out.append((name, [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name)))))
         }
-        let corpus = URL(fileURLWithPath: "/work/shared/corpus/mime")
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Corpus/mime")
         if let index = try? String(contentsOf: corpus.appendingPathComponent("index.tsv"), encoding: .utf8) {
             for row in index.split(separator: "\n") {
                 let columns = row.split(separator: "\t")

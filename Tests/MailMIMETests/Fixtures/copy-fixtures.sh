@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Copies the peer-checked corpus cases into this Fixtures folder (see README.md for origins).
-# Run from this folder: ./copy-fixtures.sh [/work/shared/corpus/mime]
+# Run from this folder: ./copy-fixtures.sh [../../Corpus/mime]
 set -euo pipefail
-C="${1:-/work/shared/corpus/mime}"
+C="${1:-../../Corpus/mime}"
 mkdir -p mime4j stalwart mbox
 for dir in testmsgs mimetools-testmsgs; do
   for xml in "$C/mime4j/$dir"/*_decoded.xml; do

@@ -8,8 +8,7 @@ SHA-256. Every message that differs must be listed in allowlist.json with a reas
 message that no longer differs is reported as stale. Exit status 0 only when both lists are clean.
 
 usage: differential.py --dump-tool PATH [--corpus DIR] [--allowlist FILE] [--report FILE]
-  --corpus defaults to $PASSCONDUIT_MIME_CORPUS, else /work/shared/corpus/mime, else the test
-  target's Fixtures folder (a subset of the same corpus that travels with the repository).
+  --corpus defaults to $PASSCONDUIT_MIME_CORPUS, else the checkout's copy of the corpus, Tests/Corpus/mime.
 """
 import argparse, base64, hashlib, json, os, pathlib, subprocess, sys, unicodedata
 from email import policy
@@ -97,7 +96,7 @@ def main():
     ap.add_argument("--report")
     args = ap.parse_args()
 
-    candidates = [args.corpus, os.environ.get("PASSCONDUIT_MIME_CORPUS"), "/work/shared/corpus/mime", str(HERE.parent / "Fixtures")]
+    candidates = [args.corpus, os.environ.get("PASSCONDUIT_MIME_CORPUS"), str(HERE.parent.parent / "Corpus" / "mime")]
     root = next(pathlib.Path(c) for c in candidates if c and pathlib.Path(c).is_dir())
     files = corpus_files(root)
     allow = json.loads(pathlib.Path(args.allowlist).read_text())
