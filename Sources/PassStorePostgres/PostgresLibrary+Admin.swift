@@ -9,6 +9,22 @@ extension PostgresLibrary {
     /// passconduit schema at all. Reads only.
     package static func users(_ text: String, options: LibraryOptions = .default,
                               environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> [String] {
+        try await withOperatorConnection(text, "list", options: options, environment: environment) { tx in
+            let present = try await tx.rows("SELECT to_regclass('passconduit.library_user') IS NOT NULL")[0].decode(Bool.self)
+            var names: [String] = []
+            if present {
+                for row in try await tx.rows(#"SELECT name FROM passconduit.library_user ORDER BY name COLLATE "C""#) {
+                    names.append(try row.decode(String.self))
+                }
+            }
+            return names
+        }
+    }
+
+    /// Runs an operator's command (`name`) on one plain connection that no library user scopes:
+    /// the server's errors become the library's sentences, and it gives up at the retry deadline.
+    static func withOperatorConnection<T: Sendable>(_ text: String, _ name: String, options: LibraryOptions, environment: [String: String],
+                                                    _ body: @escaping @Sendable (PostgresTransaction) async throws -> T) async throws -> T {
         let server = try PostgresLocation(text, environment: environment)
         let display = server.display
         var logger = Logger(label: "passconduit.library.postgresql")
@@ -19,16 +35,9 @@ extension PostgresLibrary {
             return try await Deadline.run(until: deadline) { [logger] in
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
                 do {
-                    let tx = PostgresTransaction(connection: connection, user: "", logger: logger)
-                    let present = try await tx.rows("SELECT to_regclass('passconduit.library_user') IS NOT NULL")[0].decode(Bool.self)
-                    var names: [String] = []
-                    if present {
-                        for row in try await tx.rows(#"SELECT name FROM passconduit.library_user ORDER BY name COLLATE "C""#) {
-                            names.append(try row.decode(String.self))
-                        }
-                    }
+                    let value = try await body(PostgresTransaction(connection: connection, user: "", logger: logger))
                     try? await connection.close()
-                    return names
+                    return value
                 } catch {
                     try? await connection.close()
                     throw error
@@ -37,13 +46,13 @@ extension PostgresLibrary {
         } catch let error as LibraryError {
             throw error.path == nil ? LibraryError(error.kind, error.message, path: display) : error
         } catch is Deadline.Passed {
-            throw LibraryError(.unavailable, "list: the server did not answer; gave up", path: display)
+            throw LibraryError(.unavailable, "\(name): the server did not answer; gave up", path: display)
         } catch {
             let failure = PostgresFailure(error)
             if failure.sqlState == nil, failure.connectionLost || failure.code == .connectionError {
-                throw LibraryError(.unavailable, "list: cannot reach the PostgreSQL server: \(failure.underlying.flatMap(PostgresFailure.words) ?? failure.summary)", path: display)
+                throw LibraryError(.unavailable, "\(name): cannot reach the PostgreSQL server: \(failure.underlying.flatMap(PostgresFailure.words) ?? failure.summary)", path: display)
             }
-            throw failure.libraryError("list", location: display)
+            throw failure.libraryError(name, location: display)
         }
     }
 

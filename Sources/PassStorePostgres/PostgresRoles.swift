@@ -53,35 +53,9 @@ extension PostgresLibrary {
     /// belong to the owner too. Idempotent.
     package static func grant(_ text: String, milter: String?, web: String?, options: LibraryOptions = .default,
                               environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Granted {
-        let server = try PostgresLocation(text, environment: environment)
-        let display = server.display
-        var logger = Logger(label: "passconduit.library.postgresql")
-        logger.logLevel = .critical
-        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0.1, options.retryDeadline) * 1000))
-        let configuration = try connectionConfiguration(server, scope: nil)
-        do {
-            return try await Deadline.run(until: deadline) { [logger] in
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-                do {
-                    let tx = PostgresTransaction(connection: connection, user: "", logger: logger)
-                    try await grant(tx, milter: milter, web: web)
-                    try? await connection.close()
-                    return Granted(milter: milter, web: web)
-                } catch {
-                    try? await connection.close()
-                    throw error
-                }
-            }
-        } catch let error as LibraryError {
-            throw error.path == nil ? LibraryError(error.kind, error.message, path: display) : error
-        } catch is Deadline.Passed {
-            throw LibraryError(.unavailable, "grant: the server did not answer; gave up", path: display)
-        } catch {
-            let failure = PostgresFailure(error)
-            if failure.sqlState == nil, failure.connectionLost || failure.code == .connectionError {
-                throw LibraryError(.unavailable, "grant: cannot reach the PostgreSQL server: \(failure.underlying.flatMap(PostgresFailure.words) ?? failure.summary)", path: display)
-            }
-            throw failure.libraryError("grant", location: display)
+        try await withOperatorConnection(text, "grant", options: options, environment: environment) { tx in
+            try await grant(tx, milter: milter, web: web)
+            return Granted(milter: milter, web: web)
         }
     }
 
