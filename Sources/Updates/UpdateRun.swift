@@ -1,3 +1,4 @@
+import Conduit
 import Foundation
 import PassStore
 import PassUpdate

@@ -6,6 +6,7 @@ import LibraryRoot
 import MailboxLogin
 import PassStore
 import PassUpdate
+import Updates
 import PassWeb
 import Support
 import WalletPass

@@ -3,6 +3,7 @@ import Conduit
 import Foundation
 import PassStore
 import PassUpdate
+import Updates
 
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
