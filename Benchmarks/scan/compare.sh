@@ -155,6 +155,7 @@ if [[ " $PARTS " == *" commands "* ]]; then
   capture "$C/help/root-help-unknown" "$BIN" help scna
   capture "$C/help/root-bad-option" "$BIN" --bogus
   capture "$C/help/root-completion" "$BIN" --generate-completion-script bash
+  capture "$C/help/root-dump-help" "$BIN" --experimental-dump-help
   mapfile -t names < <(sed -n '/^SUBCOMMANDS:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' "$C/help/root.out")
   [ "${#names[@]}" -gt 10 ] || { echo "compare.sh: found only ${#names[@]} subcommands in the root's help" >&2; exit 1; }
   for name in "${names[@]}" "library copy" "library create" "library list" "library drop" "library purge"; do

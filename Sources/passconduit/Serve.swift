@@ -50,7 +50,8 @@ struct Serve: ParsableCommand {
           passconduit serve
           passconduit serve --listen 127.0.0.1:8081 --auth header:X-Forwarded-User --trusted-proxy 127.0.0.1 \\
             --library-map '/var/lib/passconduit/%{local}@%{domain}/library.sqlite'
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

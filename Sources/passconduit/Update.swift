@@ -39,7 +39,8 @@ struct Update: ParsableCommand {
           passconduit update
           passconduit update pass.com.example.air/BP-1234 --json
           passconduit update --register
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 
