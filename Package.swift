@@ -161,7 +161,7 @@ let package = Package(
         // A PostgreSQL server of the tests' own (initdb, pg_ctl on a socket in a temporary folder).
         .target(name: "PostgresTestKit", path: "Tests/PostgresTestKit"),
         // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
-        .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
+        .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "Support", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
         // PassStore's behaviour, against SQLite and (BackendConformanceTests) PostgreSQL too.
         .testTarget(name: "PassStoreTests", dependencies: [
             "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PostgresTestKit", "Support",
