@@ -83,11 +83,15 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
-        // Detection, scanning pipeline, add-flow decisions, config.
+        // Detection, scanning pipeline, add-flow decisions, config. Fetches nothing: the filter,
+        // the milter and the renderer depend on it (script/check-imports keeps HTTP clients out).
         .target(name: "Conduit", dependencies: [
-            "MailMIME", "WalletPass", "PassStore", "PassUpdate", "CMagic", "CMagicLazy", "Support",
+            "MailMIME", "WalletPass", "PassStore", "CMagic", "CMagicLazy", "Support",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // `update`'s orchestration: which passes to check, registration, the web-service calls
+        // (PassUpdate), opening and deciding each answer (Conduit's intake policy), saving.
+        .target(name: "Updates", dependencies: ["Conduit", "PassStore", "PassUpdate", "WalletPass"]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
         // Knows nothing of mail or the library.
         .target(name: "PassRender", dependencies: ["WalletPass", "CCairo", "CCairoLazy", "Support"]),
@@ -126,7 +130,7 @@ let package = Package(
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [
-            "PassWeb", "MailboxLogin", "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support", "CBuildInfo",
+            "PassWeb", "MailboxLogin", "Conduit", "DeliveryFilter", "LibraryRoot", "Milter", "MailMIME", "PassStore", "PassRender", "PassUpdate", "Updates", "WalletPass", "PassCalendar", "Barcodes", "PassSend", "Support", "CBuildInfo",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -157,7 +161,7 @@ let package = Package(
         // A PostgreSQL server of the tests' own (initdb, pg_ctl on a socket in a temporary folder).
         .target(name: "PostgresTestKit", path: "Tests/PostgresTestKit"),
         // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
-        .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
+        .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "Support", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
         // PassStore's behaviour, against SQLite and (BackendConformanceTests) PostgreSQL too.
         .testTarget(name: "PassStoreTests", dependencies: [
             "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PostgresTestKit", "Support",

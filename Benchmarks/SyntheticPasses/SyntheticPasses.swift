@@ -26,11 +26,11 @@ package enum SyntheticPasses {
     }
 
     package static func record(type: String, serial: String, version: Int, size: Int,
-                       signingTime: Date? = nil, status: String = "valid") -> PassRecord {
+                       signingTime: Date? = nil, status: StoredStatus = .valid) -> PassRecord {
         let bytes = self.bytes(seed: seed("\(type)/\(serial)#\(version)"), count: size)
         return PassRecord(
             id: PassID(passTypeIdentifier: type, serialNumber: serial), teamIdentifier: "TEAM123456",
-            status: status, bytes: bytes, sha256: Digest.sha256Hex(bytes),
+            status: status, hashed: HashedBytes(bytes),
             organizationName: "Synthetic Air", description: "Boarding pass \(serial)", kind: "boardingPass",
             relevantDate: Date(timeIntervalSince1970: 1_800_000_000 + Double(version)), expirationDate: nil,
             voided: false, signerSubject: "UID=\(type), OU=TEAM123456",

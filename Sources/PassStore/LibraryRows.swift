@@ -30,7 +30,7 @@ enum LibraryRows {
     /// Arguments for `passColumns`, in order.
     static func passArguments(_ r: PassRecord, addedAt: Date, updatedAt: Date) throws -> StatementArguments {
         let values: [(any DatabaseValueConvertible)?] = [
-            r.id.passTypeIdentifier, r.id.serialNumber, r.teamIdentifier, r.status, r.sha256, r.bytes.count,
+            r.id.passTypeIdentifier, r.id.serialNumber, r.teamIdentifier, r.status.rawValue, r.sha256, r.bytes.count,
             r.organizationName, r.description, r.kind, time(r.relevantDate), time(r.expirationDate),
             r.voided, r.signerSubject, time(r.signingTime), try fieldsJSON(r.fields),
             r.source?.messageID, r.source?.subject, r.source?.file, time(r.source?.receivedAt),

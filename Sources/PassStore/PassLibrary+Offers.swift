@@ -110,7 +110,7 @@ extension PassLibrary {
 
     private func offerArguments(_ r: PassRecord, createdAt: Date) -> StatementArguments {
         let values: [(any DatabaseValueConvertible)?] = [
-            r.teamIdentifier, r.status, r.sha256, r.bytes.count, r.organizationName, r.description, r.kind,
+            r.teamIdentifier, r.status.rawValue, r.sha256, r.bytes.count, r.organizationName, r.description, r.kind,
             LibraryRows.time(r.signingTime), r.source?.messageID, r.source?.subject, r.source?.file,
             LibraryRows.time(r.source?.receivedAt), createdAt.timeIntervalSince1970,
         ]

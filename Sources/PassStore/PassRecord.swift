@@ -6,14 +6,13 @@ import Support
 package struct PassRecord: Sendable, Equatable {
     package var id: PassID
     package var teamIdentifier: String
-    /// "valid", "untrusted" or "invalid" (WalletPass's `PassStatus` raw value).
-    package var status: String
-    /// The original .pkpass bytes, exported byte-identical.
-    package var bytes: [UInt8]
-    /// Lowercase hex SHA-256 of `bytes`. The library checks it, by hashing `bytes` unless
-    /// `hashed` proves it (the opener's own hash of these very bytes).
-    package var sha256: String
-    package var hashed: HashedBytes?
+    package var status: StoredStatus
+    /// The original .pkpass bytes (exported byte-identical) and their SHA-256, hashed when they
+    /// were read (the opener's hash, handed on): the digest is right by construction.
+    package var hashed: HashedBytes
+    package var bytes: [UInt8] { hashed.bytes }
+    /// Lowercase hex SHA-256 of `bytes`.
+    package var sha256: String { hashed.sha256 }
     package var organizationName: String
     package var description: String
     /// The style key of pass.json ("boardingPass", "eventTicket"...).
@@ -32,7 +31,7 @@ package struct PassRecord: Sendable, Equatable {
     }
     package var source: PassSource?
 
-    package init(id: PassID, teamIdentifier: String, status: String, bytes: [UInt8], sha256: String,
+    package init(id: PassID, teamIdentifier: String, status: StoredStatus, hashed: HashedBytes,
                  organizationName: String, description: String, kind: String,
                  relevantDate: Date? = nil, expirationDate: Date? = nil, voided: Bool = false,
                  signerSubject: String? = nil, signingTime: Date? = nil,
@@ -40,8 +39,7 @@ package struct PassRecord: Sendable, Equatable {
         self.id = id
         self.teamIdentifier = teamIdentifier
         self.status = status
-        self.bytes = bytes
-        self.sha256 = sha256
+        self.hashed = hashed
         self.organizationName = organizationName
         self.description = description
         self.kind = kind

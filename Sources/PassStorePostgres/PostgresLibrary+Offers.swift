@@ -109,7 +109,7 @@ extension PostgresLibrary {
     /// Values for the offer columns from team_identifier to created_at, in that order.
     static func offerValues(_ r: PassRecord, createdAt: Date) -> [PostgresTransaction.Value] {
         [
-            r.teamIdentifier, r.status, r.sha256, r.bytes.count, r.organizationName, r.description, r.kind,
+            r.teamIdentifier, r.status.rawValue, r.sha256, r.bytes.count, r.organizationName, r.description, r.kind,
             PostgresRows.time(r.signingTime), r.source?.messageID, r.source?.subject, r.source?.file,
             PostgresRows.time(r.source?.receivedAt), createdAt.timeIntervalSince1970,
         ]

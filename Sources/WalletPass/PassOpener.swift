@@ -129,16 +129,16 @@ package struct PassOpener: Sendable {
         switch PassArchive.open(bytes, limits: limits, layout: .bundle) {
         case .success(let a): archive = a
         case .failure(let e):
-            return [BundleMember(name: "", verdict: PassVerdict(status: .invalid, error: e, pass: nil, notes: [],
+            return [BundleMember(name: nil, verdict: PassVerdict(status: .invalid, error: e, pass: nil, notes: [],
                                                                 sha256: Digest.hex(.sha256, bytes)))]
         }
         guard !archive.files.isEmpty else {
-            return [BundleMember(name: "", verdict: PassVerdict(
+            return [BundleMember(name: nil, verdict: PassVerdict(
                 status: .invalid, error: .missingPassJSON("the bundle holds no .pkpass file"), pass: nil, notes: [],
                 sha256: Digest.hex(.sha256, bytes)))]
         }
         guard archive.files.count <= limits.maxBundleMembers else {
-            return [BundleMember(name: "", verdict: PassVerdict(
+            return [BundleMember(name: nil, verdict: PassVerdict(
                 status: .invalid, error: .bundleTooLarge(members: archive.files.count, limit: limits.maxBundleMembers),
                 pass: nil, notes: [], sha256: Digest.hex(.sha256, bytes)))]
         }

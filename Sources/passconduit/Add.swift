@@ -31,7 +31,8 @@ struct Add: ParsableCommand {
           passconduit add --offers
           passconduit add --offer 3 --offer 4
           passconduit add --attachment ticket.pkpass /tmp/mutt-tmpfile.pkpass
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

@@ -29,7 +29,8 @@ struct CalendarCommand: ParsableCommand {
           passconduit calendar -o passes.ics
           passconduit calendar 3fa2c1 > concert.ics
           passconduit calendar -o - | khal import --batch -
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

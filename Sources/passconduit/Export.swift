@@ -36,7 +36,8 @@ struct Export: ParsableCommand {
           passconduit export --all -o backup.pkpasses
           passconduit export 3fa2c1 9b07de -o trip.pkpasses
           passconduit export 3fa2c1 --scrub -o for-bug-report.pkpass
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

@@ -13,7 +13,8 @@ struct Icon: ParsableCommand {
 
         Example:
           passconduit icon 3fa2c1 -o ticket-icon.png
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

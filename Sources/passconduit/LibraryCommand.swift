@@ -11,6 +11,7 @@ struct LibraryCommand: ParsableCommand {
         commandName: "library",
         _superCommandName: "passconduit",
         abstract: "Move a pass library between a file (SQLite) and a PostgreSQL server; create, list, erase and purge mailboxes' libraries.",
+        version: Passconduit.version,
         subcommands: [Copy.self, Create.self, ListLibraries.self, Drop.self, Purge.self, Grant.self])
 
     struct Copy: ParsableCommand {

@@ -26,7 +26,8 @@ struct List: ParsableCommand {
           passconduit list
           passconduit list berlin --upcoming
           passconduit list --kind boarding --json | jq -r .description
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

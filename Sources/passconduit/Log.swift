@@ -16,7 +16,8 @@ struct Log: ParsableCommand {
         Examples:
           passconduit log
           passconduit log --json --follow --after 41
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

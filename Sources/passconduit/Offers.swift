@@ -16,7 +16,8 @@ struct Offers: ParsableCommand {
         Examples:
           passconduit offers
           passconduit offers --decline 3
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

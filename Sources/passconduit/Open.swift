@@ -19,7 +19,8 @@ struct Open: ParsableCommand {
 
         Example:
           passconduit open ticket.pkpass
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

@@ -55,14 +55,8 @@ struct Passconduit: ParsableCommand {
         if arguments.first == MilterWorkerCommand.name {
             MilterWorkerCommand.run(arguments: Array(arguments.dropFirst()))
         }
-        if var command = SubcommandFastPath.parse(arguments) {
-            // What `main` does after `parseAsRoot`, with the same type reporting the error.
-            do {
-                try command.run()
-            } catch {
-                Self.exit(withError: error)
-            }
-            return
+        if let subcommand = SubcommandDispatch.standalone(arguments) {
+            SubcommandDispatch.main(subcommand, Array(arguments.dropFirst()))
         }
         if let problem = UnknownCommand.problem(arguments) {
             let line = Array(("passconduit: " + problem + "\n").utf8)
@@ -83,40 +77,89 @@ struct Passconduit: ParsableCommand {
     }
 }
 
-/// Start-up fast path (issue 17): `passconduit scan …` parses with `Scan` as the root, so the
-/// other subcommands' arguments are never reflected over (that was most of a scan's start-up).
+/// Which parser answers (issue 17's start-up fast path, issue 28's single parse): `passconduit
+/// scan …` is parsed, answered and run by `Scan` as a standalone root, as SwiftPM dispatches
+/// `swift package …`; nothing else parses those arguments, and nothing falls back. So building the
+/// whole tree (reflection over every subcommand's properties, most of a scan's start-up) is
+/// skipped, and no two parsers can take the same arguments two ways.
 ///
-/// Only a successful parse is used. Every error, help or version request, completion script,
-/// `help` pseudo-command or anything else ArgumentParser would answer itself gives `nil`, and
-/// the full parser (`Passconduit.main`) then parses again and answers as it always did: usage
-/// lines say `passconduit scan`, `--version` after a subcommand prints the version. A parse
-/// that succeeds alone succeeds the same way under the root: the root declares no arguments or
-/// option groups (so it takes nothing away from the subcommand's and hands it no values), no
-/// subcommand declares a version, help names or `@ParentCommand`, and the built-in flags a
-/// standalone parse does not know (`--version`) fail it. Tests/PassconduitTests/SubcommandFastPathTests.
-enum SubcommandFastPath {
-    /// Set (to anything) in tests to compare the full parser's answers with the fast path's.
-    static let disableVariable = "PASSCONDUIT_FULL_PARSE"
+/// As a root, a subcommand reads like one under `passconduit`: it names `_superCommandName:
+/// "passconduit"` (usage, help and errors say `passconduit scan`) and the version (`--version`
+/// after it prints it). One line differs: ArgumentParser (1.8.2, MessageInfo) leaves the super
+/// command out of a usage error's "See 'scan --help'", so `message(for:)` puts it back. The full
+/// tree (`Passconduit.main`) answers the rest: the bare root, root flags, `help …`, unknown names,
+/// `help` after the name, and what describes a command's place in the whole tree
+/// (`--generate-completion-script` and `--experimental-dump-help` anywhere before `--`, and the
+/// completion callback `---completion`).
+/// Tests/PassconduitTests/SubcommandDispatchTests checks that each standalone root answers every
+/// request as the full tree does, byte for byte.
+enum SubcommandDispatch {
+    /// Set (to anything) in tests to have the full tree answer, for comparison.
+    static let fullTreeVariable = "PASSCONDUIT_FULL_PARSE"
 
-    /// Subcommands name `_superCommandName` for this: read only from the root of the tree being
-    /// parsed (never under `Passconduit`), it spares a standalone parse the
-    /// `--generate-completion-script` probe, which reflects over two more commands. `filter`
-    /// (captured passthrough arguments) has its own bypass in `main` and never comes here.
-    static func parse(_ arguments: [String]) -> (any ParsableCommand)? {
-        guard let name = arguments.first, name != "filter", getenv(disableVariable) == nil,
-              let subcommand = Passconduit.configuration.subcommands.first(where: {
-                  $0._commandName == name || $0.configuration.aliases.contains(name)
-              }),
-              let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
-              // A nested command (`library copy`) or the subcommand itself; not HelpCommand.
-              declares(type(of: command), in: subcommand)
-        else { return nil }
-        return command
+    /// The subcommand that answers `arguments` as a standalone root, or nil for the full tree.
+    /// Decided from the words alone, before any parse. `filter` (captured passthrough arguments)
+    /// has its own bypass in `main` and never comes here.
+    static func standalone(_ arguments: [String]) -> (any ParsableCommand.Type)? {
+        guard let name = arguments.first, name != "filter", getenv(fullTreeVariable) == nil,
+              !needsTheWholeTree(arguments.dropFirst()) else { return nil }
+        return Passconduit.configuration.subcommands.first {
+            $0._commandName == name || $0.configuration.aliases.contains(name)
+        }
     }
 
-    static func declares(_ type: any ParsableCommand.Type, in command: any ParsableCommand.Type) -> Bool {
-        ObjectIdentifier(type) == ObjectIdentifier(command)
-            || command.configuration.subcommands.contains { declares(type, in: $0) }
+    /// A completion or help-dump request: its answer describes the whole tree, so only the root
+    /// can give it.
+    static func needsTheWholeTree(_ tail: ArraySlice<String>) -> Bool {
+        // `library help copy`: a standalone root takes `help` for its own help command.
+        if tail.first == "---completion" || tail.first == "help" { return true }
+        for argument in tail {
+            if argument == "--" { return false }
+            if argument.hasPrefix("--generate-completion-script") || argument == "--experimental-dump-help" { return true }
+        }
+        return false
+    }
+
+    /// The arguments a standalone root parses: `passconduit show` alone is `show --`, because
+    /// ArgumentParser answers a root given no arguments at all with its whole help, where a
+    /// subcommand under the full tree says which argument is missing. A command with
+    /// subcommands (`library`) answers both ways the same.
+    static func rootArguments(_ arguments: [String], _ subcommand: any ParsableCommand.Type) -> [String] {
+        arguments.isEmpty && subcommand.configuration.subcommands.isEmpty ? ["--"] : arguments
+    }
+
+    /// What `subcommand.exit(withError:)` prints for a parse error, with "passconduit" in its
+    /// last line as under the full tree: "  See 'passconduit scan --help' for more information."
+    static func message(for error: any Error, _ subcommand: any ParsableCommand.Type) -> String {
+        let text = subcommand.fullMessage(for: error)
+        let see = "\n  See '\(subcommand._commandName)"
+        guard let superName = subcommand.configuration._superCommandName, let range = text.range(of: see, options: .backwards),
+              text[range.upperBound...].hasSuffix(" for more information."), !text[range.upperBound...].contains("\n") else { return text }
+        return text.replacingCharacters(in: range, with: "\n  See '\(superName) \(subcommand._commandName)")
+    }
+
+    /// `ParsableCommand.main` for `subcommand` as the root, except that an error its `run` throws
+    /// is reported by `Passconduit`, as it was when the full tree ran every command.
+    static func main(_ subcommand: any ParsableCommand.Type, _ arguments: [String]) -> Never {
+        var command: any ParsableCommand
+        do {
+            command = try subcommand.parseAsRoot(rootArguments(arguments, subcommand))
+        } catch {
+            // `exit(withError:)`'s output, with the message above.
+            let text = message(for: error, subcommand)
+            let status = subcommand.exitCode(for: error)
+            if !text.isEmpty {
+                let line = Array((text + "\n").utf8)
+                _ = line.withUnsafeBytes { write(status.isSuccess ? 1 : 2, $0.baseAddress, $0.count) }
+            }
+            _exit(status.rawValue)
+        }
+        do {
+            try command.run()
+        } catch {
+            Passconduit.exit(withError: error)
+        }
+        Passconduit.exit()
     }
 }
 

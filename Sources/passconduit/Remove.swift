@@ -14,7 +14,8 @@ struct Remove: ParsableCommand {
         Examples:
           passconduit remove 3fa2c1
           passconduit remove --yes pass.org.example.event/EVT-1
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

@@ -23,7 +23,8 @@ struct Render: ParsableCommand {
           passconduit render ticket.pkpass -o ticket.png
           passconduit render 3fa2c1 --format pdf -o ticket.pdf
           passconduit render - --format terminal < ticket.pkpass
-        """)
+        """,
+        version: Passconduit.version)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case png, pdf, svg, html, terminal

@@ -28,7 +28,8 @@ struct Scan: ParsableCommand {
           passconduit scan ~/Mail/inbox.mbox ~/Maildir
           passconduit scan --json - < message.eml
           passconduit scan --trust Samples/ca/trust Samples/messages/type.eml
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

@@ -34,7 +34,8 @@ struct Send: ParsableCommand {
           passconduit send 3fa2c1
           passconduit send pass.org.example.event/EVT-1 --timeout 2m
           passconduit send 3fa2c1 --bind 192.168.1.20 --port 8080
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

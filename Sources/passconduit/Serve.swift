@@ -6,6 +6,7 @@ import LibraryRoot
 import MailboxLogin
 import PassStore
 import PassUpdate
+import Updates
 import PassWeb
 import Support
 import WalletPass
@@ -49,7 +50,8 @@ struct Serve: ParsableCommand {
           passconduit serve
           passconduit serve --listen 127.0.0.1:8081 --auth header:X-Forwarded-User --trusted-proxy 127.0.0.1 \\
             --library-map '/var/lib/passconduit/%{local}@%{domain}/library.sqlite'
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

@@ -21,7 +21,8 @@ struct Show: ParsableCommand {
         Examples:
           passconduit show 3fa2c1
           passconduit show pass.org.example.event/EVT-1 --field seat
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

@@ -3,6 +3,7 @@ import Conduit
 import Foundation
 import PassStore
 import PassUpdate
+import Updates
 
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,7 +39,8 @@ struct Update: ParsableCommand {
           passconduit update
           passconduit update pass.com.example.air/BP-1234 --json
           passconduit update --register
-        """)
+        """,
+        version: Passconduit.version)
 
     @OptionGroup var global: GlobalOptions
 

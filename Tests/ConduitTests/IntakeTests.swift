@@ -26,7 +26,7 @@ final class IntakeTests: XCTestCase {
                        signed: TimeInterval?) -> PassRecord {
         let bytes = Array("pass bytes \(serial) \(team) \(content)".utf8)
         return PassRecord(id: PassID(passTypeIdentifier: "pass.com.example.test", serialNumber: serial), teamIdentifier: team,
-                          status: status.rawValue, bytes: bytes, sha256: Digest.sha256Hex(bytes), organizationName: "Example",
+                          status: StoredStatus(rawValue: status.rawValue)!, hashed: HashedBytes(bytes), organizationName: "Example",
                           description: "Test", kind: "generic", signingTime: signed.map(Date.init(timeIntervalSince1970:)))
     }
 

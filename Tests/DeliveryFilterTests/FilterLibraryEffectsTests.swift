@@ -20,11 +20,11 @@ final class FilterLibraryEffectsTests: XCTestCase {
         try? FileManager.default.removeItem(at: dir)
     }
 
-    private func record(_ serial: String = "S-1", team: String = "TEAM1", status: String = "valid", content: String = "v1",
+    private func record(_ serial: String = "S-1", team: String = "TEAM1", status: StoredStatus = .valid, content: String = "v1",
                         signed: Date = Date(timeIntervalSince1970: 1_700_000_000)) -> PassRecord {
         let bytes = Array("pass bytes \(serial) \(team) \(content)".utf8)
         return PassRecord(id: PassID(passTypeIdentifier: "pass.com.example.test", serialNumber: serial), teamIdentifier: team,
-                          status: status, bytes: bytes, sha256: Digest.sha256Hex(bytes), organizationName: "Example",
+                          status: status, hashed: HashedBytes(bytes), organizationName: "Example",
                           description: "Test", kind: "generic", signingTime: signed)
     }
 
@@ -65,8 +65,8 @@ final class FilterLibraryEffectsTests: XCTestCase {
 
     func testInvalidUntrustedContainedAndStalePassesChangeNothing() throws {
         let effects = FilterLibraryEffects()
-        XCTAssertEqual(try effects.apply(status: .invalid, state: .new, record: record(status: "invalid"), library: library), .none)
-        XCTAssertEqual(try effects.apply(status: .untrusted, state: .new, record: record(status: "untrusted"), library: library), .none)
+        XCTAssertEqual(try effects.apply(status: .invalid, state: .new, record: record(status: .invalid), library: library), .none)
+        XCTAssertEqual(try effects.apply(status: .untrusted, state: .new, record: record(status: .untrusted), library: library), .none)
         let v2 = record(content: "v2", signed: Date(timeIntervalSince1970: 1_700_100_000))
         try library.add(v2)
         XCTAssertEqual(try effects.apply(status: .valid, state: .contained, record: v2, library: library), .none)

@@ -53,7 +53,7 @@ final class HelpTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("Unknown option '--bogus'"), run.stderr)
     }
 
-    /// `passconduit scan …` parses with Scan alone (SubcommandFastPath); help, usage errors,
+    /// `passconduit scan …` is answered by Scan alone (SubcommandDispatch); help, usage errors,
     /// version requests and their exit codes must stay what the full parser (forced by
     /// PASSCONDUIT_FULL_PARSE) answers, with "passconduit scan" in the usage lines.
     func testEveryCommandAnswersAsTheFullParser() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import Support
 import SyntheticPasses
 import TestRandom
 
@@ -51,8 +52,7 @@ enum CrashChild {
                     var accepted = SyntheticPasses.record(type: pending.passID.passTypeIdentifier,
                                                           serial: pending.passID.serialNumber, version: 0, size: 0,
                                                           signingTime: pending.signingTime)
-                    accepted.bytes = bytes
-                    accepted.sha256 = pending.sha256
+                    accepted.hashed = HashedBytes(bytes)
                     do { try lib.acceptOffer(pending.offerID, record: accepted) } catch let e as LibraryError where e.kind == .refused {
                         try lib.declineOffer(pending.offerID)   // stale against the library: drop it
                     }

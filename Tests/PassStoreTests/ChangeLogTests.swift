@@ -63,7 +63,7 @@ final class ChangeLogTests: XCTestCase {
     func testFailedWritesLeaveNoLogEntry() throws {
         eachBackend { b in
             let library = try b.library()
-            assertLibraryError(.refused, try library.add(Synthetic.record("1", status: "invalid")))
+            assertLibraryError(.refused, try library.add(Synthetic.record("1", status: .invalid)))
             assertLibraryError(.notFound, try library.remove(PassID(passTypeIdentifier: "pass.x", serialNumber: "1")))
             XCTAssertEqual(try library.lastSequence(), 0)
         }

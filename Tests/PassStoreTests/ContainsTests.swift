@@ -18,16 +18,6 @@ final class ContainsTests: XCTestCase {
         }
     }
 
-    func testDigestInUpperCaseIsStillContained() throws {
-        eachBackend { b in
-            let library = try b.library()
-            var record = try Fixture.sata()
-            try library.add(record)
-            record.sha256 = record.sha256.uppercased()
-            XCTAssertEqual(try library.contains(record), .contained)
-        }
-    }
-
     func testDifferentContentSignedLaterIsUpdate() throws {
         eachBackend { b in
             let library = try b.library()

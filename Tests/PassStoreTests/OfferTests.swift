@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import XCTest
 @testable import PassStore
 
@@ -54,8 +55,8 @@ final class OfferTests: XCTestCase {
     func testInvalidPassIsNeverOfferedButUntrustedIs() throws {
         eachBackend { b in
             let library = try b.library()
-            assertLibraryError(.refused, try library.stageOffer(Synthetic.record("1", status: "invalid")))
-            XCTAssertEqual(try library.stageOffer(Synthetic.record("2", status: "untrusted")).status, "untrusted")
+            assertLibraryError(.refused, try library.stageOffer(Synthetic.record("1", status: .invalid)))
+            XCTAssertEqual(try library.stageOffer(Synthetic.record("2", status: .untrusted)).status, "untrusted")
         }
     }
 
@@ -67,7 +68,7 @@ final class OfferTests: XCTestCase {
             let offer = try library.stageOffer(record)
             // When the user accepts it with the pass opened again from the offer's bytes
             var reopened = record
-            reopened.bytes = try library.offerBytes(offer.offerID)
+            reopened.hashed = HashedBytes(try library.offerBytes(offer.offerID))
             let stored = try library.acceptOffer(offer.offerID, record: reopened)
             // Then the pass is in the library, the offer is gone, and the log says offer then add
             XCTAssertEqual(stored.sha256, record.sha256)
@@ -116,7 +117,7 @@ final class OfferTests: XCTestCase {
     func testAcceptOfAnUntrustedOfferNeedsConsent() throws {
         eachBackend { b in
             let library = try b.library()
-            let record = Synthetic.record("1", status: "untrusted")
+            let record = Synthetic.record("1", status: .untrusted)
             let offer = try library.stageOffer(record)
             assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: record))
             XCTAssertEqual(try library.acceptOffer(offer.offerID, record: record, allowUntrusted: true).status, "untrusted")

@@ -187,7 +187,7 @@ final class PostgresLibraryTests: XCTestCase {
             DELETE FROM passconduit.migration WHERE version > 1
             """)
         let library = try await PostgresLibrary.open(location, options: options(user: "alice"))
-        try await library.add(Synthetic.record("2", status: "unsigned"), allowUntrusted: true)
+        try await library.add(Synthetic.record("2", status: .unsigned), allowUntrusted: true)
         let statuses = try await library.passes().map(\.status)
         XCTAssertEqual(statuses.sorted(), ["unsigned", "valid"])
         let versions = try server.psql(database, "SELECT max(version) FROM passconduit.migration")

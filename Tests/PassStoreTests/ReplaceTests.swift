@@ -118,9 +118,9 @@ final class ReplaceTests: XCTestCase {
         eachBackend { b in
             let library = try b.library()
             try library.add(Synthetic.record("1", version: 1))
-            assertLibraryError(.refused, try library.replace(with: Synthetic.record("1", version: 2, status: "invalid")))
-            assertLibraryError(.refused, try library.replace(with: Synthetic.record("1", version: 2, status: "untrusted")))
-            XCTAssertNoThrow(try library.replace(with: Synthetic.record("1", version: 2, status: "untrusted"), allowUntrusted: true))
+            assertLibraryError(.refused, try library.replace(with: Synthetic.record("1", version: 2, status: .invalid)))
+            assertLibraryError(.refused, try library.replace(with: Synthetic.record("1", version: 2, status: .untrusted)))
+            XCTAssertNoThrow(try library.replace(with: Synthetic.record("1", version: 2, status: .untrusted), allowUntrusted: true))
         }
     }
 }

@@ -39,7 +39,7 @@ enum Fixture {
         let bytes = try bytes("Kryst0r-Wallet__BoardingPass.pkpass")
         return PassRecord(
             id: PassID(passTypeIdentifier: "pass.com.amadeus.ssci.Cert4", serialNumber: "SP50216JUN5"),
-            teamIdentifier: "L7R69DBD7T", status: "valid", bytes: bytes, sha256: Digest.sha256Hex(bytes),
+            teamIdentifier: "L7R69DBD7T", status: .valid, hashed: HashedBytes(bytes),
             organizationName: "SATA", description: "SATA Boarding Pass", kind: "boardingPass",
             relevantDate: Date(timeIntervalSince1970: 1_687_000_000), expirationDate: nil, voided: false,
             signerSubject: "C=US, O=Amadeus, OU=L7R69DBD7T, CN=Pass Type ID: pass.com.amadeus.ssci.Cert4",
@@ -55,7 +55,7 @@ enum Fixture {
         let bytes = try bytes("NSCoconut__BoardingPass.pkpass")
         return PassRecord(
             id: PassID(passTypeIdentifier: "pass.com.sebastiandobrincu.BoardingPass", serialNumber: "1234567"),
-            teamIdentifier: "AHV753G6S7", status: "valid", bytes: bytes, sha256: Digest.sha256Hex(bytes),
+            teamIdentifier: "AHV753G6S7", status: .valid, hashed: HashedBytes(bytes),
             organizationName: "Skyport Airways", description: "SFO to JFK", kind: "boardingPass",
             signerSubject: "OU=AHV753G6S7, CN=Pass Type ID: pass.com.sebastiandobrincu.BoardingPass",
             signingTime: Date(timeIntervalSince1970: 1_465_544_678),
@@ -79,7 +79,7 @@ enum Synthetic {
     }
 
     /// A record of type "pass.example.synthetic".
-    static func record(_ serial: String, version: Int = 1, size: Int = 4_000, status: String = "valid",
+    static func record(_ serial: String, version: Int = 1, size: Int = 4_000, status: StoredStatus = .valid,
                        team: String = "TEAM000001", signed: Date? = nil, withoutSigningTime: Bool = false,
                        relevant: Date? = nil, fields: [StoredField]? = nil) -> PassRecord {
         record("pass.example.synthetic", serial, version: version, size: size, status: status, team: team,
@@ -87,13 +87,13 @@ enum Synthetic {
     }
 
     static func record(_ type: String, _ serial: String, version: Int = 1,
-                       size: Int = 4_000, status: String = "valid", team: String = "TEAM000001",
+                       size: Int = 4_000, status: StoredStatus = .valid, team: String = "TEAM000001",
                        signed: Date? = nil, withoutSigningTime: Bool = false, relevant: Date? = nil,
                        fields: [StoredField]? = nil) -> PassRecord {
         let bytes = bytes("\(type)/\(serial)#\(version)", count: size)
         return PassRecord(
             id: PassID(passTypeIdentifier: type, serialNumber: serial), teamIdentifier: team, status: status,
-            bytes: bytes, sha256: Digest.sha256Hex(bytes), organizationName: "Example Org",
+            hashed: HashedBytes(bytes), organizationName: "Example Org",
             description: "Pass \(serial) v\(version)", kind: "eventTicket", relevantDate: relevant,
             signingTime: withoutSigningTime ? nil : signed ?? Date(timeIntervalSince1970: 1_700_000_000 + Double(version) * 3600),
             fields: fields ?? [StoredField(key: "gate", label: "Gate", value: "G\(version)", changeMessage: "Gate changed to %@")])

@@ -84,7 +84,7 @@ final class WebServiceStoreTests: XCTestCase {
         // Then the old log is there, v2's tables work, v3 takes an unsigned pass, and the file says schema 3
         XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.decline])
         try library.add(Synthetic.record("1", version: 1))
-        try library.add(Synthetic.record("2", status: "unsigned"), allowUntrusted: true)
+        try library.add(Synthetic.record("2", status: .unsigned), allowUntrusted: true)
         XCTAssertEqual(try library.passes().map(\.status), ["valid", "unsigned"])
         XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 3)
         XCTAssertNoThrow(try library.deviceLibraryIdentifier())

@@ -13,7 +13,7 @@ package struct Recheck {
     }
 
     /// Today's verdict as the library would store it ("unsigned" for a pass with no signature).
-    package var today: String { PassRecordMapping.storedStatus(verdict) }
+    package var today: String { PassRecordMapping.storedStatus(verdict).rawValue }
     package var differs: Bool { today != stored }
 
     /// Why today's check differs, in words; nil when it agrees.

@@ -6,7 +6,7 @@ import WalletPass
 /// PassStore does not import WalletPass: the conduit maps an opened pass to what the library stores.
 package enum PassRecordMapping {
     /// nil when pass.json could not be read (nothing to identify the pass by).
-    /// `hashed`: the opener's hash of `bytes`, kept so the library need not hash them again.
+    /// `hashed`: the opener's hash of `bytes`, handed on so they are not hashed again.
     package static func record(verdict: PassVerdict, bytes: [UInt8], hashed: HashedBytes? = nil, source: PassSourceInfo?,
                                receivedAt: Date) -> PassRecord? {
         guard let info = verdict.pass else { return nil }
@@ -16,12 +16,11 @@ package enum PassRecordMapping {
         }
         var record = PassRecord(
             id: PassID(passTypeIdentifier: info.passTypeIdentifier, serialNumber: info.serialNumber),
-            teamIdentifier: info.teamIdentifier, status: storedStatus(verdict), bytes: bytes, sha256: verdict.sha256,
+            teamIdentifier: info.teamIdentifier, status: storedStatus(verdict), hashed: hashed ?? HashedBytes(bytes),
             organizationName: info.organizationName, description: info.description, kind: info.kind.rawValue,
             relevantDate: info.relevantDate, expirationDate: info.expirationDate, voided: info.voided,
             signerSubject: info.signer?.subject, signingTime: info.signer?.signingTime,
             source: origin)
-        record.hashed = hashed
         // Made when the library stores them (add, replace); an offer or a lookup never reads them.
         record.deferredFields = Deferred {
             info.allFields.map { StoredField(key: $0.key, label: $0.label, value: $0.value, changeMessage: $0.changeMessage) }
@@ -40,7 +39,12 @@ package enum PassRecordMapping {
 
     /// What the library stores as the pass's status: the verdict's, except that a pass whose only
     /// fault is having no signature is `unsigned` (kept only with the user's --allow-unsigned).
-    package static func storedStatus(_ verdict: PassVerdict) -> String {
-        verdict.status == .invalid && verdict.error?.code == .missingSignature ? "unsigned" : verdict.status.rawValue
+    package static func storedStatus(_ verdict: PassVerdict) -> StoredStatus {
+        if verdict.status == .invalid && verdict.error?.code == .missingSignature { return .unsigned }
+        switch verdict.status {
+        case .valid: return .valid
+        case .untrusted: return .untrusted
+        case .invalid: return .invalid
+        }
     }
 }

@@ -106,9 +106,9 @@ package struct PassScanner: Sendable {
             return opener.openBundle(bytes).map { member in
                 var where_ = source
                 // Inside a wrapper (winmail.dat), the member path goes on from the wrapper's.
-                let name = member.name.isEmpty ? nil : member.name
+                let name = member.name
                 where_.member = [source.member, name].compactMap { $0 }.joined(separator: "/").nonEmpty
-                let storable = !member.name.isEmpty
+                let storable = member.name != nil
                 return finish(member.verdict, bytes: storable ? member.bytes : bytes, source: where_, storable: storable)
             }
         }

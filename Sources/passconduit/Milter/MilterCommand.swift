@@ -55,7 +55,8 @@ struct MilterCommand: ParsableCommand {
         Example:
           passconduit milter --listen inet:10025@127.0.0.1 \\
             --library-map '/var/lib/passconduit/%{local}@%{domain}/library.sqlite'
-        """)
+        """,
+        version: Passconduit.version)
 
     @Option(name: .long, help: ArgumentHelp("Where to listen: unix:PATH, inet:PORT@HOST or inet:PORT (loopback).", valueName: "address"))
     var listen: String

@@ -1,3 +1,4 @@
+import Conduit
 import Foundation
 import PassStore
 import PassUpdate
@@ -56,12 +57,57 @@ package final class UpdateRun: Sendable {
         // The run's time budget on the monotonic clock (`started` is for the schedule and the log).
         let deadline = ContinuousClock.now + .milliseconds(Int64(request.timeLimit * 1000))
         let passes = try await library.passes()
-        var states = try await library.webServiceStates()
-        let named = request.ids.map(Set.init)
+        var selection = try await select(passes, request, started: started)
+        try await library.saveWebServiceStates(selection.refreshed)
 
+        let registrations = try await library.registrations()
+        let present = Set(passes.map(\.id))
+        var device: String?
+        if !registrations.isEmpty || request.register { device = try await library.deviceLibraryIdentifier() }
+        var trailing: [UpdateOutcome] = []
+        if request.ids == nil, let device {
+            trailing = try await unregisterRemoved(registrations, present: present, device: device, deadline: deadline)
+        }
+        var registered = Set(registrations.filter { present.contains($0.id) }.map(\.id))
+        var registeredNow: [PassID: Bool] = [:]
+        if request.register, let device {
+            registeredNow = try await register(selection.candidates, except: registered, device: device, deadline: deadline)
+            registered.formUnion(registeredNow.filter(\.value).keys)
+        }
+        var newTags: [UpdateTag] = []
+        if let device {
+            newTags = try await markListed(&selection.candidates, registered: registered, device: device, deadline: deadline)
+        }
+        let results = await checkInBatches(selection.candidates, request: request, deadline: deadline, progress: progress)
+
+        var outcomes = selection.leading
+        var checked: [WebServiceState] = []
+        for item in results {
+            guard let (outcome, state) = item else { continue }
+            var o = outcome
+            if let r = registeredNow[o.id] { o.registered = r }
+            outcomes.append(o)
+            checked.append(state)
+        }
+        try await library.saveWebServiceStates(checked)
+        for t in newTags { try await library.setUpdateTag(t.tag, webServiceURL: t.url, passTypeIdentifier: t.type) }
+        return outcomes + trailing
+    }
+
+    /// What `select` decided: the passes to check, the outcomes of those it skips, and the
+    /// web-service states it read anew from the passes' own pass.json.
+    struct Selection {
         var leading: [UpdateOutcome] = []
         var candidates: [Candidate] = []
         var refreshed: [WebServiceState] = []
+    }
+
+    /// The passes this run checks: those named (or all), with a web service, retired or not due
+    /// left out, the server's Retry-After kept.
+    func select(_ passes: [StoredPass], _ request: UpdateRequest, started: Date) async throws -> Selection {
+        var states = try await library.webServiceStates()
+        let named = request.ids.map(Set.init)
+        var selection = Selection()
         for pass in passes {
             if let named, !named.contains(pass.id) { continue }
             let isNamed = named != nil
@@ -78,11 +124,11 @@ package final class UpdateRun: Sendable {
                                         http: states[pass.id]?.http, errorCode: states[pass.id]?.errorCode,
                                         message: states[pass.id]?.message)
                 states[pass.id] = state
-                refreshed.append(state)
+                selection.refreshed.append(state)
             }
             guard let url = state.webServiceURL, let token = state.authenticationToken else {
                 if isNamed {
-                    leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: .init(
+                    selection.leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: .init(
                         code: "no-web-service", message: "This pass does not say where to get its updates.",
                         detail: "pass.json has no webServiceURL with an authenticationToken")))
                 }
@@ -91,7 +137,7 @@ package final class UpdateRun: Sendable {
             if !isNamed {
                 if let why = schedule.retired(pass, now: started) {
                     if !request.dueOnly {
-                        leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: .init(code: "retired", message: why, detail: "")))
+                        selection.leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: .init(code: "retired", message: why, detail: "")))
                     }
                     continue
                 }
@@ -105,7 +151,7 @@ package final class UpdateRun: Sendable {
                         detail: "Retry-After"))
                     o.retryAfter = retry
                     o.temporary = true
-                    leading.append(o)
+                    selection.leading.append(o)
                 }
                 continue
             }
@@ -115,128 +161,128 @@ package final class UpdateRun: Sendable {
             } catch {
                 var o = UpdateOutcome(id: pass.id, kind: .skipped, error: .init(code: error.code.rawValue, message: error.message, detail: error.detail))
                 o.temporary = false
-                leading.append(o)
+                selection.leading.append(o)
                 state.checkedAt = started
                 state.outcome = o.kind.rawValue
                 state.errorCode = error.code.rawValue
                 state.message = error.message
                 state.http = nil
-                refreshed.append(state)
+                selection.refreshed.append(state)
                 continue
             }
-            candidates.append(Candidate(pass: pass, state: state, service: service, token: token))
+            selection.candidates.append(Candidate(pass: pass, state: state, service: service, token: token))
         }
-        try await library.saveWebServiceStates(refreshed)
+        return selection
+    }
 
-        // Passes the user removed: tell their issuers (only on a full run; never for a pass
-        // still in the library).
+    /// Passes the user removed: tell their issuers (only on a full run; never for a pass still
+    /// in the library).
+    func unregisterRemoved(_ registrations: [WebServiceRegistration], present: Set<PassID>, device: String,
+                           deadline: ContinuousClock.Instant) async throws -> [UpdateOutcome] {
         var trailing: [UpdateOutcome] = []
-        let registrations = try await library.registrations()
-        let present = Set(passes.map(\.id))
-        var device: String?
-        if !registrations.isEmpty || request.register { device = try await library.deviceLibraryIdentifier() }
-        if request.ids == nil, let device {
-            for registration in registrations where !present.contains(registration.id) {
-                var outcome = UpdateOutcome(id: registration.id, kind: .skipped)
-                let result = await unregister(registration, device: device, deadline: deadline)
-                switch result {
-                case .success(let http):
-                    try await library.deleteRegistration(registration.id)
-                    outcome.http = http
-                    outcome.unregistered = true
-                case .failure(let failure):
-                    outcome.kind = .failed
-                    outcome.unregistered = false
-                    outcome.http = failure.http
-                    outcome.temporary = failure.isTemporary
-                    outcome.error = .init(code: failure.code.rawValue, message: "Could not unregister this removed pass: " + failure.message,
-                                          detail: failure.detail)
-                }
-                trailing.append(outcome)
+        for registration in registrations where !present.contains(registration.id) {
+            var outcome = UpdateOutcome(id: registration.id, kind: .skipped)
+            let result = await unregister(registration, device: device, deadline: deadline)
+            switch result {
+            case .success(let http):
+                try await library.deleteRegistration(registration.id)
+                outcome.http = http
+                outcome.unregistered = true
+            case .failure(let failure):
+                outcome.kind = .failed
+                outcome.unregistered = false
+                outcome.http = failure.http
+                outcome.temporary = failure.isTemporary
+                outcome.error = .init(code: failure.code.rawValue, message: "Could not unregister this removed pass: " + failure.message,
+                                      detail: failure.detail)
             }
+            trailing.append(outcome)
         }
+        return trailing
+    }
 
-        // Registration (opt-in), then one passesUpdatedSince list per server and pass type.
+    /// Registration (opt-in, `--register`) of the candidates not registered yet: whether each
+    /// succeeded.
+    func register(_ candidates: [Candidate], except registered: Set<PassID>, device: String,
+                  deadline: ContinuousClock.Instant) async throws -> [PassID: Bool] {
         var registeredNow: [PassID: Bool] = [:]
-        var registered = Set(registrations.filter { present.contains($0.id) }.map(\.id))
-        if request.register, let device {
-            for c in candidates where !registered.contains(c.pass.id) {
-                do {
-                    _ = try await client.register(c.service, device: device, passTypeIdentifier: c.pass.id.passTypeIdentifier,
-                                                  serialNumber: c.pass.id.serialNumber, token: c.token, deadline: deadline)
-                    try await library.saveRegistration(WebServiceRegistration(id: c.pass.id, webServiceURL: c.service.description,
-                                                                        authenticationToken: c.token, registeredAt: now()))
-                    registered.insert(c.pass.id)
-                    registeredNow[c.pass.id] = true
-                } catch {
-                    registeredNow[c.pass.id] = false
-                }
+        for c in candidates where !registered.contains(c.pass.id) && registeredNow[c.pass.id] != true {
+            do {
+                _ = try await client.register(c.service, device: device, passTypeIdentifier: c.pass.id.passTypeIdentifier,
+                                              serialNumber: c.pass.id.serialNumber, token: c.token, deadline: deadline)
+                try await library.saveRegistration(WebServiceRegistration(id: c.pass.id, webServiceURL: c.service.description,
+                                                                    authenticationToken: c.token, registeredAt: now()))
+                registeredNow[c.pass.id] = true
+            } catch {
+                registeredNow[c.pass.id] = false
             }
         }
-        var newTags: [(url: String, type: String, tag: String?)] = []
-        if let device {
-            var groups: [String: [Int]] = [:]
-            var groupKey: [String: (WebServiceURL, String)] = [:]
-            for (index, c) in candidates.enumerated() where registered.contains(c.pass.id) {
-                let key = c.service.description + "\u{0}" + c.pass.id.passTypeIdentifier
-                groups[key, default: []].append(index)
-                groupKey[key] = (c.service, c.pass.id.passTypeIdentifier)
-            }
-            for (key, indices) in groups.sorted(by: { $0.key < $1.key }) {
-                guard let (service, type) = groupKey[key] else { continue }
-                let tag = try await library.updateTag(webServiceURL: service.description, passTypeIdentifier: type)
-                switch await updatedSerials(service, device: device, type: type, tag: tag, deadline: deadline) {
-                case .success(.changed(let serials, let lastUpdated)):
-                    let listed = Set(serials)
-                    for i in indices where listed.contains(candidates[i].pass.id.serialNumber) {
-                        candidates[i].unconditional = true
-                    }
-                    if let lastUpdated, !lastUpdated.isEmpty { newTags.append((service.description, type, lastUpdated)) }
-                case .success(.nothing):
-                    break
-                case .failure(let failure):
-                    // After a server error, ask without a tag next time (never a made-up one).
-                    if failure.code == .tryLater { newTags.append((service.description, type, nil)) }
-                }
-            }
-        }
+        return registeredNow
+    }
 
-        // The checks themselves, `concurrency` at a time; every pass gets its own conditional GET.
-        var results = [(UpdateOutcome, WebServiceState)?](repeating: nil, count: candidates.count)
-        let total = candidates.count
-        let work = candidates
+    /// A server's `passesUpdatedSince` tag to keep for the next run (nil: ask without one).
+    struct UpdateTag {
+        var url: String
+        var type: String
+        var tag: String?
+    }
+
+    /// One passesUpdatedSince list per server and pass type, for the registered candidates: those
+    /// listed are fetched unconditionally. Returns the tags to keep.
+    func markListed(_ candidates: inout [Candidate], registered: Set<PassID>, device: String,
+                    deadline: ContinuousClock.Instant) async throws -> [UpdateTag] {
+        var newTags: [UpdateTag] = []
+        var groups: [String: [Int]] = [:]
+        var groupKey: [String: (WebServiceURL, String)] = [:]
+        for (index, c) in candidates.enumerated() where registered.contains(c.pass.id) {
+            let key = c.service.description + "\u{0}" + c.pass.id.passTypeIdentifier
+            groups[key, default: []].append(index)
+            groupKey[key] = (c.service, c.pass.id.passTypeIdentifier)
+        }
+        for (key, indices) in groups.sorted(by: { $0.key < $1.key }) {
+            guard let (service, type) = groupKey[key] else { continue }
+            let tag = try await library.updateTag(webServiceURL: service.description, passTypeIdentifier: type)
+            switch await updatedSerials(service, device: device, type: type, tag: tag, deadline: deadline) {
+            case .success(.changed(let serials, let lastUpdated)):
+                let listed = Set(serials)
+                for i in indices where listed.contains(candidates[i].pass.id.serialNumber) {
+                    candidates[i].unconditional = true
+                }
+                if let lastUpdated, !lastUpdated.isEmpty { newTags.append(UpdateTag(url: service.description, type: type, tag: lastUpdated)) }
+            case .success(.nothing):
+                break
+            case .failure(let failure):
+                // After a server error, ask without a tag next time (never a made-up one).
+                if failure.code == .tryLater { newTags.append(UpdateTag(url: service.description, type: type, tag: nil)) }
+            }
+        }
+        return newTags
+    }
+
+    /// The checks themselves, `concurrency` at a time; every pass gets its own conditional GET.
+    /// One result per candidate, in candidate order.
+    func checkInBatches(_ work: [Candidate], request: UpdateRequest, deadline: ContinuousClock.Instant,
+                        progress: @Sendable (Int, Int) -> Void) async -> [(UpdateOutcome, WebServiceState)?] {
+        var results = [(UpdateOutcome, WebServiceState)?](repeating: nil, count: work.count)
         let width = max(1, request.concurrency)
         var start = 0
         var done = 0
         while start < work.count {
             // Batches of `width` keep `width` requests in flight on pooled connections.
             let end = min(work.count, start + width * 4)
-            let batch = await checkAll(work, range: start..<end, width: width, request: request, deadline: deadline) { _ in
-            }
-            for (index, outcome, state) in batch {
+            for (index, outcome, state) in await checkAll(work, range: start..<end, width: width, request: request, deadline: deadline) {
                 results[index] = (outcome, state)
                 done += 1
             }
-            progress(done, total)
+            progress(done, work.count)
             start = end
         }
-        var outcomes = leading
-        var checked: [WebServiceState] = []
-        for item in results {
-            guard let (outcome, state) = item else { continue }
-            var o = outcome
-            if let r = registeredNow[o.id] { o.registered = r }
-            outcomes.append(o)
-            checked.append(state)
-        }
-        try await library.saveWebServiceStates(checked)
-        for t in newTags { try await library.setUpdateTag(t.tag, webServiceURL: t.url, passTypeIdentifier: t.type) }
-        return outcomes + trailing
+        return results
     }
 
     /// Checks `range` of `work`, at most `width` at a time.
-    func checkAll(_ work: [Candidate], range: Range<Int>, width: Int, request: UpdateRequest, deadline: ContinuousClock.Instant,
-                  each: @Sendable (Int) -> Void) async -> [(Int, UpdateOutcome, WebServiceState)] {
+    func checkAll(_ work: [Candidate], range: Range<Int>, width: Int, request: UpdateRequest,
+                  deadline: ContinuousClock.Instant) async -> [(Int, UpdateOutcome, WebServiceState)] {
         await withTaskGroup(of: (Int, UpdateOutcome, WebServiceState).self, returning: [(Int, UpdateOutcome, WebServiceState)].self) { group in
             var collected: [(Int, UpdateOutcome, WebServiceState)] = []
             var next = range.lowerBound
