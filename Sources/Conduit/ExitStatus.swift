@@ -11,6 +11,8 @@ package enum ExitStatus: Int32, Sendable {
     case cannotCreate = 73 // EX_CANTCREAT
     case ioError = 74      // EX_IOERR
     case tempFailure = 75  // EX_TEMPFAIL
+    /// The process may not do what was asked (`milter --user` when not started as root).
+    case noPermission = 77 // EX_NOPERM
     /// The configuration file is broken (the message names file, line and key).
     case configError = 78  // EX_CONFIG
 }

@@ -11,8 +11,10 @@ package enum MilterDaemon {
     /// Runs until stopped; returns the exit status (0, or 75 when the address cannot be bound).
     /// `reload` re-reads the configuration; nil keeps the old settings (a broken file is logged).
     /// `metrics`: where to serve the Prometheus metrics (nil: nowhere).
+    /// `privileges`: the user to become once the listeners are bound (`--user`), before any
+    /// mail is read or worker started (77 when that fails).
     package static func run(address: MilterAddress, settings: MilterSettings, graceSeconds: Double = 30,
-                            metrics: (host: String, port: Int)? = nil,
+                            metrics: (host: String, port: Int)? = nil, privileges: MilterPrivileges? = nil,
                             ready: @Sendable (MilterServer) -> Void = { _ in },
                             reload: @escaping @Sendable () -> Result<MilterSettings, FilterError>) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
@@ -40,6 +42,25 @@ package enum MilterDaemon {
                 server.shutdown()
                 return 75
             }
+        }
+        if let privileges {
+            if let problem = privileges.drop() {
+                server.log("cannot run as \(privileges.user): \(problem)")
+                writeError("passconduit milter: cannot run as \(privileges.user): \(problem)\n")
+                server.stop(graceSeconds: 0)
+                server.wait()
+                if case .unix(let path) = address { _ = unlink(path) }
+                server.shutdown()
+                return 77
+            }
+            if let problem = MilterServer.log(for: settings).problem() {
+                writeError("passconduit milter: as \(privileges.user): \(problem)\n")
+                server.stop(graceSeconds: 0)
+                server.wait()
+                server.shutdown()
+                return 73
+            }
+            server.log("running as user \(privileges.user) (uid \(privileges.uid)), group \(privileges.groupName) (gid \(privileges.gid))")
         }
         ready(server)
         var sources: [DispatchSourceSignal] = []

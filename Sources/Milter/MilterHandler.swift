@@ -12,11 +12,23 @@ final class MilterHandler: ChannelInboundHandler {
     /// after the message it is handling.
     struct Drain {}
 
+    /// Sent when the stop's grace period is over. A message being scanned is answered now,
+    /// unscanned; a message still arriving is answered unscanned at its end of message (the MTA
+    /// may change headers only then, and asks for an answer only then). Either way the answer
+    /// removes forged fields of our names (or is 4xx with --on-error tempfail): closing the
+    /// session instead would leave the message to the MTA's milter_default_action, which is
+    /// accept in the shipped recipe, and the forged fields would be delivered.
+    struct GraceOver {}
+
     private let server: MilterServer
     private let session: MilterSession
     private let id: Int
     private var scanning = false
     private var draining = false
+    private var graceOver = false
+    /// The message being scanned: its forged fields of our names (what an answer without the
+    /// scan removes), its queue id, and whether it was already answered without the scan.
+    private var inScan: (removals: [HeaderEdits.Removal], queueID: String?, answered: Bool)?
     private var waiting: [MilterPacket] = []
     static let maxWaitingPackets = 64
 
@@ -45,8 +57,33 @@ final class MilterHandler: ChannelInboundHandler {
         case .close(let reason):
             end(context, reason: reason)
         case .endOfMessage(let message):
-            scan(message, context: context)
+            if graceOver {
+                // The daemon is stopping and its grace period is over: no scan, an answer now.
+                answerUnscanned(removals: removals(of: message), queueID: message.queueID, context: context)
+                end(context, reason: nil)
+            } else {
+                scan(message, context: context)
+            }
         }
+    }
+
+    /// The forged fields of our names the answer removes (none when headers are off, or the MTA
+    /// did not grant header changes: then there is nothing we may change).
+    private func removals(of message: MilterMessage) -> [HeaderEdits.Removal] {
+        server.settings.filter.headers && session.actions.contains(.wanted) ? message.ownFields : []
+    }
+
+    /// Answers the message without its scan: forged fields removed and accepted unchanged, or
+    /// 4xx with --on-error tempfail; one log line says why.
+    private func answerUnscanned(removals: [HeaderEdits.Removal], queueID: String?, context: ChannelHandlerContext) {
+        let onError = server.settings.onError
+        let replies = MilterVerdict.unscannedReplies(removals: removals, onError: onError, leadingSpace: session.leadingSpace)
+        var line = "session=\(id) result=\(onError == .tempfail ? "tempfail" : "unchanged") error=stopping"
+        if let queueID { line += " queue=\(queueID)" }
+        line += " removed=\(onError == .tempfail ? 0 : removals.count) detail=\"the daemon stopped before the message was scanned\""
+        server.log(line)
+        guard context.channel.isActive else { return }
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: replies)), promise: nil)
     }
 
     private func scan(_ message: MilterMessage, context: ChannelHandlerContext) {
@@ -55,6 +92,7 @@ final class MilterHandler: ChannelInboundHandler {
         let queued = NIODeadline.now()
         let leadingSpace = session.leadingSpace
         let canEdit = session.actions.contains(.wanted)
+        inScan = (removals(of: message), message.queueID, false)
         let transfer = UnsafeMessage(message)   // handed to one scan thread, then dropped
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         server.scanPool.runIfActive(eventLoop: context.eventLoop) { () -> MilterVerdict in
@@ -72,15 +110,21 @@ final class MilterHandler: ChannelInboundHandler {
 
     private func finish(_ result: Result<MilterVerdict, any Error>, context: ChannelHandlerContext) {
         scanning = false
+        let pending = inScan
+        inScan = nil
+        // Answered already (the grace period ended during the scan): the MTA has its answer.
+        if pending?.answered == true { return }
         let replies: [UInt8]
         switch result {
         case .success(let verdict):
             replies = verdict.replies
             server.record(verdict, session: id)
         case .failure(let error):
-            // The scan threads are gone (the daemon is stopping): the message passes unchanged.
-            replies = server.settings.onError == .tempfail ? MilterSession.packet(.tempfail) : MilterSession.packet(.continue)
-            server.log("session=\(id) result=unchanged error=scan-failed detail=\"\(error)\"")
+            // The scan threads are gone (the daemon is stopping): the message passes unchanged,
+            // without forged fields of our names (or 4xx with --on-error tempfail).
+            let onError = server.settings.onError
+            replies = MilterVerdict.unscannedReplies(removals: pending?.removals ?? [], onError: onError, leadingSpace: session.leadingSpace)
+            server.log("session=\(id) result=\(onError == .tempfail ? "tempfail" : "unchanged") error=scan-failed detail=\"\(FilterLog.printable("\(error)"))\"")
         }
         guard context.channel.isActive else { return }
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: replies)), promise: nil)
@@ -94,6 +138,17 @@ final class MilterHandler: ChannelInboundHandler {
         if event is Drain {
             draining = true
             if !scanning && session.message == nil { end(context, reason: nil) }
+        } else if event is GraceOver {
+            draining = true
+            graceOver = true
+            if scanning, let pending = inScan, !pending.answered {
+                inScan?.answered = true
+                answerUnscanned(removals: pending.removals, queueID: pending.queueID, context: context)
+                end(context, reason: nil)
+            } else if !scanning && session.message == nil {
+                end(context, reason: nil)
+            }
+            // A message still arriving is answered at its end of message (handle).
         } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !scanning {
             end(context, reason: "no packet for \(server.settings.sessionTimeoutSeconds) s")
         } else {

@@ -126,17 +126,32 @@ package final class MilterServer: Sendable {
         switch address {
         case .unix(let path):
             Self.removeStaleSocket(path)
-            channel = try bootstrap.bind(unixDomainSocketPath: path).wait()
-            let settings = self.settings
-            if let group = settings.socketGroup, chown(path, uid_t.max, group) != 0 {
+            // Bound under a name of its own, then renamed once its owner, group and mode are set:
+            // the socket never stands under its name open to more than it should be, and a client
+            // (or a test) that waits for the name finds it ready. A path with no room for the
+            // suffix (sun_path holds 107 bytes) is bound in place.
+            let staging = path + ".new"
+            let bound = staging.utf8.count < 108 ? staging : path
+            if bound != path { Self.removeStaleSocket(bound) }
+            channel = try bootstrap.bind(unixDomainSocketPath: bound).wait()
+            func fail(_ what: String) throws -> Never {
                 let reason = String(cString: strerror(errno))
                 try? channel.close().wait()
-                throw SocketSetupError(description: "cannot give the socket the group \(group): \(reason)")
+                _ = unlink(bound)
+                throw SocketSetupError(description: "\(what): \(reason)")
             }
-            guard chmod(path, settings.socketMode) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? channel.close().wait()
-                throw SocketSetupError(description: "cannot set the socket's mode \(String(settings.socketMode, radix: 8)): \(reason)")
+            let settings = self.settings
+            if settings.socketGroup != nil || settings.socketOwner != nil,
+               chown(bound, settings.socketOwner ?? uid_t.max, settings.socketGroup ?? gid_t.max) != 0 {
+                let owner = settings.socketOwner.map { "the owner \($0)" }
+                let group = settings.socketGroup.map { "the group \($0)" }
+                try fail("cannot give the socket \([owner, group].compactMap { $0 }.joined(separator: " and "))")
+            }
+            if chmod(bound, settings.socketMode) != 0 {
+                try fail("cannot set the socket's mode \(String(settings.socketMode, radix: 8))")
+            }
+            if bound != path, rename(bound, path) != 0 {
+                try fail("cannot move the socket to \(path)")
             }
         case .inet(let host, let port):
             channel = try bootstrap.bind(host: host, port: port).wait()
@@ -151,8 +166,11 @@ package final class MilterServer: Sendable {
     }
 
     /// Stops accepting, closes idle sessions, lets busy ones finish their message, and after
-    /// `graceSeconds` closes whatever is left.
-    package func stop(graceSeconds: Double) {
+    /// `graceSeconds` answers what is left without a scan (forged fields of our names removed):
+    /// a message being scanned at once, one still arriving at its end, for at most
+    /// `lastCallSeconds` more; a session still open then is closed (an MTA that has not sent the
+    /// end of its message by then gets its own milter_default_action).
+    package func stop(graceSeconds: Double, lastCallSeconds: Double = MilterServer.lastCallSeconds) {
         let (listener, sessions) = state.withLockedValue { s -> (Channel?, [Channel]) in
             guard !s.draining else { return (nil, []) }
             s.draining = true
@@ -164,19 +182,34 @@ package final class MilterServer: Sendable {
         let promise = stopped
         listener.close().whenComplete { _ in
             for channel in sessions { channel.pipeline.fireUserInboundEventTriggered(MilterHandler.Drain()) }
-            self.closeWhenDone(by: NIODeadline.now() + .nanoseconds(Int64(graceSeconds * 1e9)), promise: promise)
+            let graceOver = NIODeadline.now() + .nanoseconds(Int64(graceSeconds * 1e9))
+            self.closeWhenDone(graceOver: graceOver, lastCall: graceOver + .nanoseconds(Int64(lastCallSeconds * 1e9)), promise: promise)
         }
     }
 
-    /// Polls until every session has ended or `deadline` passed, then closes what is left.
-    private func closeWhenDone(by deadline: NIODeadline, promise: EventLoopPromise<Void>) {
+    /// Seconds after the grace period an MTA has to send the end of a message still arriving.
+    package static let lastCallSeconds = 10.0
+
+    /// Polls until every session has ended; at `graceOver` tells the sessions left to answer
+    /// without a scan; at `lastCall` closes what is left.
+    private func closeWhenDone(graceOver: NIODeadline, lastCall: NIODeadline, told: Bool = false, promise: EventLoopPromise<Void>) {
         let left = state.withLockedValue { Array($0.sessions.values) }
-        if left.isEmpty || NIODeadline.now() >= deadline {
+        let now = NIODeadline.now()
+        if left.isEmpty || now >= lastCall {
+            if !left.isEmpty { log("stopped waiting: \(left.count) session(s) closed in the middle of a message") }
             for channel in left { channel.close(promise: nil) }
             promise.succeed(())
             return
         }
-        group.next().scheduleTask(in: .milliseconds(50)) { self.closeWhenDone(by: deadline, promise: promise) }
+        var told = told
+        if !told && now >= graceOver {
+            told = true
+            log("grace period over: \(left.count) session(s) answered without a scan")
+            for channel in left { channel.pipeline.fireUserInboundEventTriggered(MilterHandler.GraceOver()) }
+        }
+        group.next().scheduleTask(in: .milliseconds(50)) {
+            self.closeWhenDone(graceOver: graceOver, lastCall: lastCall, told: told, promise: promise)
+        }
     }
 
     /// Frees the threads after `wait`.
@@ -186,6 +219,8 @@ package final class MilterServer: Sendable {
         // completion is ignored.
         stopped.succeed(())
         try? stopped.futureResult.wait()
+        // Scans still running past the grace period were answered without them: end them now.
+        state.withLockedValue { $0.workers }.killBusy()
         try? scanPool.syncShutdownGracefully()
         state.withLockedValue { $0.workers }.shutdown()
         try? group.syncShutdownGracefully()

@@ -40,6 +40,8 @@ package struct MilterSettings: Sendable {
     /// 0660 and the daemon's own group unless given, so the MTA's user must share that group.
     package var socketMode: mode_t = 0o660
     package var socketGroup: gid_t? = nil
+    /// The Unix socket's owner (`--user`: the user the daemon becomes; nil: the daemon's own).
+    package var socketOwner: uid_t? = nil
     /// Clients other than loopback an inet listener serves (`--allow ADDR[/BITS]`); every other
     /// one is refused at connect. A Unix socket is guarded by its mode and group instead.
     package var allowedClients: [AddressRange] = []

@@ -78,6 +78,16 @@ struct MilterVerdict {
     static let libraryUnavailableReply = "451 4.3.0 pass library unavailable"
 
 
+    /// The answer to a message the daemon lets through without its scan (it is stopping, or its
+    /// scan threads are gone): the forged fields of our names removed and the message accepted
+    /// unchanged, or SMFIR_TEMPFAIL with --on-error tempfail.
+    static func unscannedReplies(removals: [HeaderEdits.Removal], onError: MilterSettings.OnError, leadingSpace: Bool) -> [UInt8] {
+        if onError == .tempfail { return MilterSession.packet(.tempfail) }
+        var plan = FilterPlan(byteCount: 0)
+        plan.output = .unchanged
+        return replies(for: plan, leadingSpace: leadingSpace, unscannedRemovals: removals)
+    }
+
     /// Header changes, then the final answer. Removals go first and from the last occurrence
     /// up, so every index still names the field it named when the message arrived, whichever
     /// way the MTA counts fields already removed; our fields follow at the top, in order.

@@ -77,7 +77,7 @@ package struct LibraryMap: Sendable, Equatable {
     /// The unique libraries for `recipients`, in recipient order. A file template yields the
     /// files that exist; a server template yields every well-formed recipient as a user (the
     /// server says later whether that user has a library).
-    package func libraries(for recipients: [String], exists: (String) -> Bool = LibraryMap.fileExists) -> [Target] {
+    package func libraries(for recipients: [String], exists: (String) -> Bool = LibraryMap.libraryPresent) -> [Target] {
         switch rule {
         case .headersOnly: return []
         case .shared(let path): return recipients.isEmpty ? [] : [Target(path)]
@@ -140,6 +140,16 @@ package struct LibraryMap: Sendable, Equatable {
     package static func fileExists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Whether a recipient has a library file for the milter to use: a regular file, or a path
+    /// this process may not look at (a folder it cannot search, e.g. root's after `--user`).
+    /// Opening that one then fails and the log names the library with the error it is, instead
+    /// of the recipient passing in silence as one without a library.
+    package static func libraryPresent(_ path: String) -> Bool {
+        var st = stat()
+        if stat(path, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFREG }
+        return errno != ENOENT && errno != ENOTDIR
     }
 }
 

@@ -17,7 +17,10 @@ final class GatewayOperabilityTests: XCTestCase {
         try? FileManager.default.removeItem(at: home)
     }
 
-    override class func tearDown() { FilterRun.cleanUp() }
+    override class func tearDown() {
+        FilterRun.cleanUp()
+        Unprivileged.cleanUp()
+    }
 
     func ticket(forged: Bool = true) throws -> [UInt8] {
         FilterMail.message(passes: [(name: "ticket.pkpass", bytes: try FilterMail.samplePass("event-ticket.pkpass"))], crlf: true,
@@ -127,6 +130,94 @@ final class GatewayOperabilityTests: XCTestCase {
         let line = milter!.messageLines.last ?? ""
         XCTAssertTrue(line.contains(" queue=4Fz9Kq1XyZ "), line)
         XCTAssertTrue(line.contains("outcome=new/offered"), line)
+    }
+
+    /// `--user`/`--group`: started as root, the daemon binds its Unix socket and the metrics
+    /// listener, gives the socket to the user, and becomes nobody:nogroup before any mail: the
+    /// daemon and its scan worker show it in /proc, with no capability left. A library nobody
+    /// owns gets its offer; one only root can reach is named in the log with its error. Root,
+    /// an unknown user and a daemon not started as root are refused with a sentence.
+    func testUserAndGroupDropRootAfterBindingAndBeforeAnyMail() throws {
+        XCTAssertTrue(Unprivileged.dropsPrivileges, "run the end-to-end tests as root (as CI does)")
+        guard Unprivileged.dropsPrivileges else { return }
+        guard let nobody = getpwnam("nobody")?.pointee.pw_uid, let nogroup = getgrnam("nogroup")?.pointee.gr_gid else {
+            return XCTFail("no user nobody or group nogroup")
+        }
+        let binary = URL(fileURLWithPath: try Unprivileged.binary())
+        let trust = try Unprivileged.sampleTrust()
+        let root = Unprivileged.root.appendingPathComponent("milter-user-\(UUID().uuidString.prefix(8))")
+        let libraries = root.appendingPathComponent("libraries")
+        try FileManager.default.createDirectory(at: libraries, withIntermediateDirectories: true)
+        chmod(root.path, 0o755)
+        chmod(libraries.path, 0o755)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let template = libraries.path + "/%{local}@%{domain}/library.sqlite"
+        // alice's library is nobody's; bob's is root's alone.
+        for (address, owner) in [("alice@example.org", ["--owner", "nobody:nogroup"]), ("bob@example.org", [])] {
+            let made = try Sandbox().run("library", ["create", address, "--library-map", template] + owner, common: false)
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        chmod(libraries.appendingPathComponent("bob@example.org").path, 0o700)
+        let socket = root.appendingPathComponent("milter.sock").path
+        let metricsPort = MilterKit.freePort()
+        milter = try MilterProcess(home: root, arguments: ["--user", "nobody", "--group", "nogroup", "--library-map", template,
+                                                           "--metrics", "127.0.0.1:\(metricsPort)"],
+                                   executable: binary, trust: trust, listen: "unix:\(socket)")
+        var st = stat()
+        XCTAssertEqual(lstat(socket, &st), 0)
+        XCTAssertEqual([st.st_uid, st.st_gid, st.st_mode & 0o7777], [nobody, nogroup, 0o660], "the socket is the user's")
+        let out = try GatewayMilter.send(try ticket(forged: false), to: ["alice@example.org", "bob@example.org"], port: 0, scratch: root, socket: socket)
+        XCTAssertTrue(out.contains("reply=continue"), out)
+        XCTAssertTrue(MilterKit.isListening(metricsPort), "the metrics listener bound before the drop still serves")
+
+        func status(_ pid: Int32) -> [String: String] {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            var fields: [String: String] = [:]
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2 { fields[String(parts[0])] = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
+            }
+            return fields
+        }
+        let daemon = milter!.process.processIdentifier
+        let worker = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).first { pid in
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            return stat.split(separator: ")").last?.split(separator: " ").dropFirst(1).first == "\(daemon)"
+        }
+        XCTAssertNotNil(worker, "no scan worker below the daemon")
+        for pid in [daemon] + (worker.map { [$0] } ?? []) {
+            let s = status(pid)
+            XCTAssertEqual(s["Uid"], "\(nobody) \(nobody) \(nobody) \(nobody)", "pid \(pid)")
+            XCTAssertEqual(s["Gid"], "\(nogroup) \(nogroup) \(nogroup) \(nogroup)", "pid \(pid)")
+            XCTAssertEqual(s["CapEff"], "0000000000000000", "pid \(pid)")
+            XCTAssertEqual(s["CapPrm"], "0000000000000000", "pid \(pid)")
+        }
+        let log = milter!.logLines.joined(separator: "\n")
+        XCTAssertTrue(log.contains("running as user nobody (uid \(nobody)), group nogroup (gid \(nogroup))"), log)
+        let line = try XCTUnwrap(milter!.messageLines.last, log)
+        XCTAssertTrue(line.contains("library=\"\(libraries.path)/alice@example.org/library.sqlite\" outcome=new/offered"), line)
+        XCTAssertTrue(line.contains("library=\"\(libraries.path)/bob@example.org/library.sqlite\" library-error="), line)
+        let offers = try Sandbox().run("offers", ["--library", libraries.path + "/alice@example.org/library.sqlite",
+                                                  "--trust", Run.sample("ca/trust"), "--json"], common: false)
+        XCTAssertEqual(offers.objects.count, 1, offers.stdout + offers.stderr)
+        milter?.stop()
+        milter = nil
+
+        // Refused, each with a sentence: root, a user that does not exist, and a daemon that is not root.
+        let port = "inet:\(MilterKit.freePort())@127.0.0.1"
+        let base = [binary.path, "milter", "--listen", port, "--log", "none"]
+        for (extra, status, sentence) in [(["--user", "root"], Int32(64), "does not run as root"),
+                                          (["--user", "pc-no-such-user"], 64, "there is no user pc-no-such-user"),
+                                          (["--user", "nobody", "--group", "pc-no-such-group"], 64, "there is no group pc-no-such-group")] {
+            let r = try MilterKit.run("/usr/bin/timeout", ["-s", "KILL", "20"] + base + extra, environment: FilterRun.environment(root))
+            XCTAssertEqual(r.status, status, r.output)
+            XCTAssertTrue(r.output.contains(sentence), r.output)
+        }
+        let notRoot = try MilterKit.run("/usr/bin/setpriv", ["--reuid", "nobody", "--regid", "nogroup", "--clear-groups", "--",
+                                                             "/usr/bin/timeout", "-s", "KILL", "20"] + base + ["--user", "nobody"],
+                                        environment: FilterRun.environment(root))
+        XCTAssertEqual(notRoot.status, 77, notRoot.output)
+        XCTAssertTrue(notRoot.output.contains("only a daemon started as root can become another user"), notRoot.output)
     }
 
     func testALogThatCannotBeWrittenStopsTheStart() throws {

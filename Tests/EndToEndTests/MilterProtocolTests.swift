@@ -427,6 +427,34 @@ final class RawMilterClient {
         return header[4]
     }
 
+    /// The next reply packet: its command byte and payload (nil when none came in time).
+    func readPacket(seconds: Double = 30) -> (command: UInt8, payload: [UInt8])? {
+        guard let header = read(5, seconds: seconds) else { return nil }
+        let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+        guard length >= 1 else { return nil }
+        guard length > 1 else { return (header[4], []) }
+        guard let payload = read(length - 1, seconds: seconds) else { return nil }
+        return (header[4], payload)
+    }
+
+    /// The replies to an end of message, up to its final answer: the header changes as
+    /// "m NAME #INDEX" / "h NAME: VALUE" / "i …", then the answer's letter ("c", "t", …).
+    func readAnswer(seconds: Double = 30) -> [String] {
+        var out: [String] = []
+        while let (command, payload) = readPacket(seconds: seconds) {
+            switch command {
+            case UInt8(ascii: "m"), UInt8(ascii: "i"):
+                let index = payload.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+                let fields = payload.dropFirst(4).split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+                out.append("\(Character(UnicodeScalar(command))) \(fields.first ?? "") #\(index)\(fields.count > 1 && !fields[1].isEmpty ? ": " + fields[1] : "")")
+            default:
+                out.append(String(Character(UnicodeScalar(command))))
+                return out
+            }
+        }
+        return out
+    }
+
     private func read(_ count: Int, seconds: Double) -> [UInt8]? {
         var out: [UInt8] = []
         let end = Date().addingTimeInterval(seconds)

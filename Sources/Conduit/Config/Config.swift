@@ -20,6 +20,10 @@ package struct Config: Sendable, Equatable {
     /// `[milter] library-map`: each recipient's library, as a path template with `%{local}` and
     /// `%{domain}` (`passconduit milter`); nil = no per-recipient libraries.
     package var milterLibraryMap: String?
+    /// `[milter] user` and `group`: whom a milter started as root becomes after binding
+    /// (`--user`, `--group` win); read at start only.
+    package var milterUser: String?
+    package var milterGroup: String?
 
     package init() {}
 
@@ -66,7 +70,7 @@ package struct Config: Sendable, Equatable {
         "limits": ["max-message-bytes", "max-depth", "max-parts", "max-header-bytes", "sniff-bytes", "max-pass-bytes",
                    "max-pass-entries", "max-entry-bytes", "max-unpacked-bytes", "max-compression-ratio", "max-bundle-members"],
         "filter": ["apply-updates", "add-headers", "max-message-bytes", "deadline-seconds", "on-library-error"],
-        "milter": ["library-map"],
+        "milter": ["library-map", "user", "group"],
     ]
 
     package static func parse(_ text: String, file: String, environment: [String: String]) throws(ConfigError) -> Config {
@@ -152,9 +156,18 @@ package struct Config: Sendable, Equatable {
                 }
             case "milter":
                 for (sub, item) in try reader.table(value, [key]) {
-                    guard sub == "library-map" || sub == "library_map" else { throw reader.unknown([key, sub]) }
-                    let template = try reader.string(item, [key, sub])
-                    config.milterLibraryMap = template.isEmpty ? nil : template
+                    switch sub {
+                    case "library-map", "library_map":
+                        let template = try reader.string(item, [key, sub])
+                        config.milterLibraryMap = template.isEmpty ? nil : template
+                    case "user":
+                        let name = try reader.string(item, [key, sub])
+                        config.milterUser = name.isEmpty ? nil : name
+                    case "group":
+                        let name = try reader.string(item, [key, sub])
+                        config.milterGroup = name.isEmpty ? nil : name
+                    default: throw reader.unknown([key, sub])
+                    }
                 }
             default:
                 throw reader.unknown([key])

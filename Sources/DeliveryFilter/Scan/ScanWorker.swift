@@ -47,6 +47,9 @@ package final class ScanWorkerPool: Sendable {
         var socket: Int32
     }
     private let idle = Mutex<[Worker]>([])
+    /// Workers in the middle of an exchange (not yet killed, retired or reaped: a pid here is
+    /// still this pool's child, a zombie at worst, so `killBusy` cannot hit another process).
+    private let busy = Mutex<Set<pid_t>>([])
 
     package init(command: Command, maxIdle: Int = 1, busyChanged: @escaping @Sendable (Int32) -> Void = { _ in },
                  workerKilled: @escaping @Sendable () -> Void = {}) {
@@ -77,7 +80,9 @@ package final class ScanWorkerPool: Sendable {
         }
         busyChanged(worker.pid)
         defer { busyChanged(0) }
+        busy.withLock { _ = $0.insert(worker.pid) }
         let outcome = Self.exchange(worker.socket, request: message, deadline: deadline)
+        busy.withLock { _ = $0.remove(worker.pid) }
         switch outcome {
         case .reply(let bytes):
             if let result = FilterReportCodec.decodeNoted(bytes) {
@@ -100,6 +105,14 @@ package final class ScanWorkerPool: Sendable {
             let status = Self.kill(worker)
             workerKilled()
             return .failure(FilterError(.scanFailed, detail: "scan worker \(why)\(status.map { ", \($0)" } ?? "")"))
+        }
+    }
+
+    /// Kills the workers that are scanning (SIGKILL): their scans fail at once instead of at
+    /// their deadline (a daemon that stops after answering those messages without a scan).
+    package func killBusy() {
+        busy.withLock { pids in
+            for pid in pids { _ = Glibc.kill(pid, SIGKILL) }
         }
     }
 
@@ -214,6 +227,15 @@ package final class ScanWorkerPool: Sendable {
         }
     }
 
+    private static let descriptorPrefix = "/proc/self/fd/"
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Debian 12 has 2.36),
+    /// which Swift's Glibc module does not declare (a GNU extension, behind _GNU_SOURCE): looked
+    /// up once by name (RTLD_DEFAULT is the null handle).
+    nonisolated(unsafe) private static let addCloseFrom: AddCloseFrom? =
+        dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: AddCloseFrom.self) }
+
     private static func spawn(_ command: Command) -> Result<Worker, FilterError> {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -229,6 +251,19 @@ package final class ScanWorkerPool: Sendable {
         posix_spawn_file_actions_adddup2(&actions, child, 0)   // dup2 clears close-on-exec on fd 0 only
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of the host reaches the worker. SwiftNIO accepts connections without
+        // close-on-exec, so without this every worker held every MTA session open when it was
+        // started (a session the daemon closed stayed open while a hanging worker lived). An
+        // executable given as /proc/self/fd/N (the daemon's kept-open binary) moves to fd 3,
+        // which stays open until exec; everything from there up is closed.
+        var executable = command.executable
+        if executable.hasPrefix(Self.descriptorPrefix), let fd = Int32(executable.dropFirst(Self.descriptorPrefix.count)), fd > 2 {
+            posix_spawn_file_actions_adddup2(&actions, fd, 3)
+            _ = Self.addCloseFrom?(&actions, 4)
+            executable = Self.descriptorPrefix + "3"
+        } else {
+            _ = Self.addCloseFrom?(&actions, 3)
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -244,7 +279,7 @@ package final class ScanWorkerPool: Sendable {
         let envp = command.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for p in argv + envp { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, command.executable, &actions, &attributes, argv, envp)
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard rc == 0 else {
             close(host)
             return .failure(FilterError(.scanFailed, detail: "cannot start scan worker \(command.executable): \(describe(rc))"))

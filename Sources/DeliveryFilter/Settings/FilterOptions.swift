@@ -30,6 +30,9 @@ package struct FilterOptions: Sendable, Equatable {
     package var log: FilterLogDestination = .file
     /// `--library` (wins over the config file).
     package var libraryPath: String? = nil
+    /// `--no-library` clears it: the passes are found and verified for the headers (their
+    /// verdicts) and no library is opened or created (a mailbox that has none).
+    package var opensLibrary = true
     /// `--user`: whose library on a PostgreSQL server that keeps many users' libraries (a file
     /// library belongs to one user and ignores it), as every other command takes it.
     package var libraryUser: String? = nil

@@ -17,7 +17,8 @@ struct FilterArguments: Sendable, Equatable {
     static let usage = """
         usage: passconduit filter [--no-headers] [--fail-closed] [--no-updates] [--no-offers]
                                   [--max-size BYTES] [--deadline SECONDS] [--log file|syslog|none]
-                                  [--library PATH] [--user NAME] [--on-library-error accept|tempfail]
+                                  [--library PATH] [--no-library] [--user NAME]
+                                  [--on-library-error accept|tempfail]
                                   [--config PATH] [--trust DIR]... [--lang CODE]
                                   [--verbose] [--no-color] [--check [--json]]
         Reads one message on stdin and writes it to stdout with X-Passconduit headers added.
@@ -35,7 +36,9 @@ struct FilterArguments: Sendable, Equatable {
         library gets, the offer is lost and the log names the library; with tempfail (and with
         --fail-closed) nothing is written and the exit is 75, so the host keeps the mail and
         retries: that delays mail for as long as the library is down. --user NAME picks whose
-        library on a PostgreSQL server. Put a server's password in PGPASSFILE or the config
+        library on a PostgreSQL server. --no-library (a mailbox without a library): the passes
+        are still found and verified, the headers give their verdicts, no library is opened or
+        created, nothing is offered. Put a server's password in PGPASSFILE or the config
         file, not on a command line (ps shows it); logs and messages never show it.
         """
 
@@ -76,6 +79,7 @@ struct FilterArguments: Sendable, Equatable {
                     else { problems.append("--log wants file, syslog or none, not \(v)") }
                 }
             case "--library": if let v = take() { options.libraryPath = v; explicit.insert("libraryPath") }
+            case "--no-library": options.opensLibrary = false
             case "--user": if let v = take() { options.libraryUser = v }
             case "--on-library-error":
                 if let v = take() {

@@ -63,7 +63,7 @@ enum FilterCheck {
         }
         let setup = ConduitSetup(config: options.config, environment: environment,
                                  libraryOverride: options.libraryPath, extraTrust: options.trustDirectories)
-        report.library = LibraryLocation.withoutPassword(setup.libraryPath)
+        report.library = options.opensLibrary ? LibraryLocation.withoutPassword(setup.libraryPath) : nil
         report.trust = setup.trustDirectories
         // Every library a scan may load on first use: missing, each would leave mail unscanned.
         let missing = NativeLibraries.problems(NativeLibraries.scanning)
@@ -79,7 +79,7 @@ enum FilterCheck {
             report.problems.append("cannot load the trust anchors: \(error)")
             if report.status == .success { report.status = .configError }
         }
-        if let problem = libraryProblem(setup.libraryPath, user: options.libraryUser) {
+        if options.opensLibrary, let problem = libraryProblem(setup.libraryPath, user: options.libraryUser) {
             report.problems.append(problem.text)
             if report.status == .success { report.status = problem.status }
         }

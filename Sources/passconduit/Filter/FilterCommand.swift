@@ -103,7 +103,7 @@ enum FilterCommand {
             keptOpen.withLock { $0.append(library) }
             return library
         }
-        let real = FilterScanner(options: options, environment: environment, openLibrary: openLibrary)
+        let real = FilterScanner(options: options, environment: environment, openLibrary: openLibrary, opensLibrary: options.opensLibrary)
         let scanner = FilterFault.wrap(real, environment: environment)
         var noted: [FilterLibraryNote] = []
         defer { libraries = noted }

@@ -130,6 +130,15 @@ struct MilterCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve counters in the Prometheus text format at http://HOST:PORT/metrics (messages, passes, library outcomes and errors, scan time, worker restarts).", valueName: "host:port"))
     var metrics: String?
 
+    @Option(name: .long, help: ArgumentHelp("Started as root: bind the socket and the metrics listener, then become this user (and its groups) before reading any mail or starting a worker. Not root; only when started as root. Default: user under [milter] in the config file.", valueName: "user"))
+    var user: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --user: the group to become (default: group under [milter], else the user's own). The Unix socket gets it unless --socket-group says otherwise.", valueName: "group"))
+    var group: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds SIGTERM waits for the messages in progress to be scanned (default 30); then they are accepted unscanned, forged X-Passconduit fields removed (4xx with --on-error tempfail).", valueName: "seconds"))
+    var grace: Double = 30
+
     @Flag(name: .long, help: "Check the configuration, trust anchors, library map, socket path and one library, say what is wrong, and exit (0 ok, 78 configuration, 73 library, 75 library server down): for ExecStartPre and ExecReload.")
     var check = false
 
@@ -152,6 +161,10 @@ struct MilterCommand: ParsableCommand {
         if let socketGroup, Self.group(socketGroup) == nil { throw ValidationError("--socket-group: there is no group \(socketGroup)") }
         for range in allow {
             do { _ = try AddressRange.parse(range, option: "--allow") } catch { throw ValidationError(error.description) }
+        }
+        guard grace.isFinite, grace >= 0, grace <= 3600 else { throw ValidationError("--grace wants seconds (0...3600)") }
+        if let user, case .failure(let problem) = MilterPrivileges.resolve(user: user, group: group, euid: 0), problem.usage {
+            throw ValidationError(problem.sentence)
         }
     }
 
@@ -213,6 +226,24 @@ struct MilterCommand: ParsableCommand {
         }
         // `validate` checked the address.
         guard let address = MilterAddress(listen) else { throw ExitCode.validationFailure }
+        var privileges: MilterPrivileges?
+        let (user, group) = (self.user ?? settings.filter.config.milterUser, self.group ?? settings.filter.config.milterGroup)
+        if group != nil && user == nil {
+            Self.say("passconduit milter: a group (--group, or group under [milter]) goes with a user (--user, or user under [milter])")
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        if let user {
+            switch MilterPrivileges.resolve(user: user, group: group) {
+            case .success(let p): privileges = p
+            case .failure(let problem):
+                Self.say("passconduit milter: \(problem.sentence)")
+                throw ExitCode(problem.usage ? ExitStatus.usage.rawValue : ExitStatus.noPermission.rawValue)
+            }
+        }
+        if let privileges, settings.filter.log == .file, let path = MilterServer.log(for: settings).path {
+            // Written by the user after the drop: the file and the folders made for it are theirs.
+            privileges.prepareLog(path)
+        }
         // A log that cannot be written would lose every line in silence: say so now (73).
         if let problem = MilterServer.log(for: settings).problem() {
             Self.say("passconduit milter: \(problem) (give --log syslog or --log none, or a writable XDG_STATE_HOME)")
@@ -220,7 +251,8 @@ struct MilterCommand: ParsableCommand {
         }
         if check { throw ExitCode(MilterCheck.run(settings: settings, address: address).rawValue) }
         let command = self
-        let status = MilterDaemon.run(address: address, settings: settings, metrics: metrics.flatMap(Self.hostPort)) {
+        let status = MilterDaemon.run(address: address, settings: settings, graceSeconds: grace, metrics: metrics.flatMap(Self.hostPort),
+                                      privileges: privileges) {
             command.settings(environment: environment)
         }
         throw ExitCode(status)
@@ -294,6 +326,12 @@ struct MilterCommand: ParsableCommand {
         settings.scanThreads = scanThreads
         if let socketMode, let mode = Self.mode(socketMode) { settings.socketMode = mode }
         if let socketGroup { settings.socketGroup = Self.group(socketGroup) }
+        if let user = user ?? options.config.milterUser,
+           let p = try? MilterPrivileges.resolve(user: user, group: group ?? options.config.milterGroup, euid: 0).get() {
+            // The socket is the daemon's once it is that user: its owner, and its group unless --socket-group.
+            settings.socketOwner = p.uid
+            if settings.socketGroup == nil { settings.socketGroup = p.gid }
+        }
         settings.allowedClients = allow.compactMap { try? AddressRange.parse($0, option: "--allow") }
         if let domains {
             switch Self.domains(domains) {
