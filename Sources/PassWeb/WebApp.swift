@@ -20,6 +20,8 @@ package final class WebApp: @unchecked Sendable {
     private var timesCache: [String: PassTimes] = [:]
     /// Drawn cards by SHA-256 and languages (see `card`).
     private var cards: [String: (card: Card, validUntil: Date)] = [:]
+    /// Each user's passes and offers as the list shows them (see `WebListCache`).
+    let lists = WebListCache()
     /// Each user's change log by pass (see `changes`).
     private var histories: [String: (sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
     /// cairo and pango are driven from one thread at a time.
@@ -438,9 +440,10 @@ package final class WebApp: @unchecked Sendable {
     /// The change log of a user's library by pass, read once and then only what was appended
     /// since (the log only grows; a shorter one, after a restore, is read again). Kept per user,
     /// so nobody's history is taken from another's library.
-    func changes(of id: PassID, user: String, library: any PassLibraryBackend) async throws -> [ChangeEntry] {
+    func changes(of id: PassID, user: String, library: any PassLibraryBackend, last known: Int64? = nil) async throws -> [ChangeEntry] {
         var (sequence, byPass) = lock.withLock { histories[user] } ?? (0, [:])
-        let last = try await library.lastSequence()
+        let last: Int64
+        if let known { last = known } else { last = try await library.lastSequence() }
         if last < sequence { (sequence, byPass) = (0, [:]) }
         while sequence < last {
             let page = try await library.changes(after: sequence, limit: 1000)
