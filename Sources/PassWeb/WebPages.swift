@@ -68,7 +68,11 @@ struct WebPages {
     // MARK: Layout
 
     func page(_ title: String, body: String, head: String = "", status: HTTPResponse.Status = .ok) -> Response {
-        app.page(status, title: title, body: body, head: head, nav: nav, offlineKey: offlineKey)
+        app.page(status, title: title, bodyParts: [body], head: head, nav: nav, offlineKey: offlineKey)
+    }
+
+    func page(_ title: String, bodyParts: [String]) -> Response {
+        app.page(.ok, title: title, bodyParts: bodyParts, nav: nav, offlineKey: offlineKey)
     }
 
     /// The name of this session's offline cache (see WebOffline).
@@ -82,7 +86,13 @@ struct WebPages {
     }
 
     static func document(title: String, head: String, nav: String, body: String) -> String {
-        """
+        let (before, after) = document(title: title, head: head, nav: nav)
+        return before + body + after
+    }
+
+    /// The page around its body: what comes before it and after it.
+    static func document(title: String, head: String, nav: String) -> (before: String, after: String) {
+        ("""
         <!DOCTYPE html>
         <html lang="en">
         <head>
@@ -98,12 +108,14 @@ struct WebPages {
         <header class="top">\(nav)</header>
         <main>
         <h1>\(e(title))</h1>
-        \(body)
+
+        """, """
+
         </main>
         </body>
         </html>
 
-        """
+        """)
     }
 
     static func loginForm(message: String?) -> String {
@@ -144,8 +156,7 @@ struct WebPages {
         if !offers.isEmpty {
             h += "<p class=\"note\"><a href=\"/offers\">\(offers.count == 1 ? "1 pass is" : "\(offers.count) passes are") waiting for you to accept or decline.</a></p>\n"
         }
-        h += sections(snapshot, query: q)
-        return Answer(route: "/", response: page("Your passes", body: h))
+        return Answer(route: "/", response: page("Your passes", bodyParts: [h, sections(snapshot, query: q)]))
     }
 
     /// This user's passes, offers and pass times, from the wallet's cache while their library's
