@@ -20,6 +20,8 @@ package final class WebApp: @unchecked Sendable {
     private var timesCache: [String: PassTimes] = [:]
     /// Drawn cards by SHA-256 and languages (see `card`).
     private var cards: [String: (card: Card, validUntil: Date)] = [:]
+    /// Each user's passes and offers as the list shows them (see `WebListCache`).
+    let lists = WebListCache()
     /// Each user's change log by pass (see `changes`).
     private var histories: [String: (sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
     /// cairo and pango are driven from one thread at a time.
@@ -82,9 +84,15 @@ package final class WebApp: @unchecked Sendable {
         }
         Self.secure(&answer.response.headers)
         let elapsed = ContinuousClock.now - started
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        config.log("\(request.method.rawValue) \(answer.route) \(answer.response.status.code) \(String(format: "%.1f", ms))ms")
+        config.log("\(request.method.rawValue) \(answer.route) \(answer.response.status.code) \(Self.milliseconds(elapsed))ms")
         return answer.response
+    }
+
+    /// "12.3": a duration in milliseconds with one decimal (String(format:) cost more than the
+    /// rest of a cached page).
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// Scripts only from the wallet's own files (app.js, the offline worker), never inline.
@@ -92,12 +100,16 @@ package final class WebApp: @unchecked Sendable {
         + "style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     static func secure(_ headers: inout HTTPFields) {
-        headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
+        headers[securityNames.csp] = contentSecurityPolicy
+        headers[securityNames.contentTypeOptions] = "nosniff"
+        headers[securityNames.referrerPolicy] = "no-referrer"
+        headers[securityNames.openerPolicy] = "same-origin"
         if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
     }
+
+    /// The security headers' names, checked once (not on every response).
+    static let securityNames = (csp: HTTPField.Name("Content-Security-Policy")!, contentTypeOptions: HTTPField.Name("X-Content-Type-Options")!,
+                                referrerPolicy: HTTPField.Name("Referrer-Policy")!, openerPolicy: HTTPField.Name("Cross-Origin-Opener-Policy")!)
 
     /// A path the wallet could serve: ASCII letters, digits, `/ . - _` and no `..` segment.
     /// Anything else (`%00`, `%2e%2e`, overlong UTF-8, a backslash) is a 404 before any lookup.
@@ -381,11 +393,21 @@ package final class WebApp: @unchecked Sendable {
     }
 
     func page(_ status: HTTPResponse.Status, title: String, body: String, head: String = "", nav: String = "", offlineKey: String? = nil) -> Response {
+        page(status, title: title, bodyParts: [body], head: head, nav: nav, offlineKey: offlineKey)
+    }
+
+    /// A page whose body is `bodyParts` one after another, written once into the response (a
+    /// kept list of a thousand passes is not copied again into a page string first).
+    func page(_ status: HTTPResponse.Status, title: String, bodyParts: [String], head: String = "", nav: String = "", offlineKey: String? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         if let offlineKey { headers[WebOffline.keyHeader] = offlineKey }
-        let html = WebPages.document(title: title, head: WebOffline.head(key: offlineKey) + head, nav: nav, body: body)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        let (before, after) = WebPages.document(title: title, head: WebOffline.head(key: offlineKey) + head, nav: nav)
+        var buffer = ByteBufferAllocator().buffer(capacity: before.utf8.count + bodyParts.reduce(0) { $0 + $1.utf8.count } + after.utf8.count)
+        buffer.writeString(before)
+        for part in bodyParts { buffer.writeString(part) }
+        buffer.writeString(after)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
     }
 
     // MARK: Work done off the request threads
@@ -438,9 +460,10 @@ package final class WebApp: @unchecked Sendable {
     /// The change log of a user's library by pass, read once and then only what was appended
     /// since (the log only grows; a shorter one, after a restore, is read again). Kept per user,
     /// so nobody's history is taken from another's library.
-    func changes(of id: PassID, user: String, library: any PassLibraryBackend) async throws -> [ChangeEntry] {
+    func changes(of id: PassID, user: String, library: any PassLibraryBackend, last known: Int64? = nil) async throws -> [ChangeEntry] {
         var (sequence, byPass) = lock.withLock { histories[user] } ?? (0, [:])
-        let last = try await library.lastSequence()
+        let last: Int64
+        if let known { last = known } else { last = try await library.lastSequence() }
         if last < sequence { (sequence, byPass) = (0, [:]) }
         while sequence < last {
             let page = try await library.changes(after: sequence, limit: 1000)

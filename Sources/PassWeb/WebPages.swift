@@ -34,7 +34,7 @@ struct WebPages {
             return try await passList(query: query)
         case (1, "offline.json"):
             guard get else { break }
-            return WebOffline.list(key: offlineKey, passes: try await library.passes())
+            return WebOffline.list(key: offlineKey, passes: try await listSnapshot().passes)
         case (1, "signed-out"):
             return Answer(route: "/signed-out", response: app.page(.ok, title: "Signed out", body: "<p>You are signed out.</p>"))
         case (2, "passes"):
@@ -68,7 +68,11 @@ struct WebPages {
     // MARK: Layout
 
     func page(_ title: String, body: String, head: String = "", status: HTTPResponse.Status = .ok) -> Response {
-        app.page(status, title: title, body: body, head: head, nav: nav, offlineKey: offlineKey)
+        app.page(status, title: title, bodyParts: [body], head: head, nav: nav, offlineKey: offlineKey)
+    }
+
+    func page(_ title: String, bodyParts: [String]) -> Response {
+        app.page(.ok, title: title, bodyParts: bodyParts, nav: nav, offlineKey: offlineKey)
     }
 
     /// The name of this session's offline cache (see WebOffline).
@@ -82,7 +86,13 @@ struct WebPages {
     }
 
     static func document(title: String, head: String, nav: String, body: String) -> String {
-        """
+        let (before, after) = document(title: title, head: head, nav: nav)
+        return before + body + after
+    }
+
+    /// The page around its body: what comes before it and after it.
+    static func document(title: String, head: String, nav: String) -> (before: String, after: String) {
+        ("""
         <!DOCTYPE html>
         <html lang="en">
         <head>
@@ -98,12 +108,14 @@ struct WebPages {
         <header class="top">\(nav)</header>
         <main>
         <h1>\(e(title))</h1>
-        \(body)
+
+        """, """
+
         </main>
         </body>
         </html>
 
-        """
+        """)
     }
 
     static func loginForm(message: String?) -> String {
@@ -124,14 +136,12 @@ struct WebPages {
     // MARK: The pass list
 
     func passList(query: [String: String]) async throws -> Answer {
-        let passes = try await library.passes()
-        let times = await app.times(for: passes, library: library, opener: opener)
+        let snapshot = try await listSnapshot()
         var q = LibraryView.Query()
         q.text = query["q"].flatMap { $0.isEmpty ? nil : $0 }
         q.kind = query["kind"].flatMap { $0.isEmpty ? nil : $0 }
         q.upcoming = query["when"] == "upcoming"
         q.past = query["when"] == "past"
-        let view = LibraryView(passes: passes, times: times, query: q)
         let kinds = [("", "Every kind"), ("boardingPass", "Boarding passes"), ("eventTicket", "Event tickets"), ("coupon", "Coupons"),
                      ("storeCard", "Store cards"), ("generic", "Other passes")]
         var h = """
@@ -142,40 +152,63 @@ struct WebPages {
         </form>
 
         """
-        let offers = try await library.offers()
+        let offers = snapshot.offers
         if !offers.isEmpty {
             h += "<p class=\"note\"><a href=\"/offers\">\(offers.count == 1 ? "1 pass is" : "\(offers.count) passes are") waiting for you to accept or decline.</a></p>\n"
         }
+        return Answer(route: "/", response: page("Your passes", bodyParts: [h, sections(snapshot, query: q)]))
+    }
+
+    /// This user's passes, offers and pass times, from the wallet's cache while their library's
+    /// change log has not moved (`WebListCache`).
+    func listSnapshot() async throws -> WebListCache.Snapshot {
+        let app = self.app, library = self.library, opener = self.opener
+        return try await app.lists.snapshot(user: visitor.session.user, library: library) { passes in
+            await app.times(for: passes, library: library, opener: opener)
+        }
+    }
+
+    /// The list's passes for a search, drawn once for the snapshot and kept until the first
+    /// moment the drawing would differ (a pass expires, a date falls behind: `LibraryView.nextChange`).
+    func sections(_ snapshot: WebListCache.Snapshot, query q: LibraryView.Query, now: Date = Date()) -> String {
+        let search = [q.text ?? "", q.kind ?? "", q.upcoming ? "u" : "", q.past ? "p" : ""].joined(separator: "\u{0}")
+        let user = visitor.session.user
+        if let kept = app.lists.drawn(user: user, library: library, tip: snapshot.tip, search: search, now: now) { return kept }
+        let passes = snapshot.passes
+        let view = LibraryView(passes: passes, times: snapshot.times, query: q, now: now)
+        var h = ""
         if passes.isEmpty {
             h += "<p>Your library is empty. <a href=\"/add\">Add a pass</a>.</p>\n"
         } else if view.current.isEmpty && view.archived.isEmpty {
             h += "<p>No pass matches.</p>\n"
         }
         if !view.current.isEmpty {
-            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + groups(view.current) + "</section>\n"
+            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + groups(view.current, now: now) + "</section>\n"
         }
         if !view.archived.isEmpty {
-            h += "<section aria-labelledby=\"expired\"><h2 id=\"expired\">Expired</h2>\n" + groups(view.archived) + "</section>\n"
+            h += "<section aria-labelledby=\"expired\"><h2 id=\"expired\">Expired</h2>\n" + groups(view.archived, now: now) + "</section>\n"
         }
-        return Answer(route: "/", response: page("Your passes", body: h))
+        let validUntil = LibraryView.nextChange(passes: passes, times: snapshot.times, after: now) ?? .distantFuture
+        app.lists.keep(user: user, library: library, tip: snapshot.tip, search: search, html: h, validUntil: validUntil)
+        return h
     }
 
-    func groups(_ groups: [LibraryView.Group]) -> String {
+    func groups(_ groups: [LibraryView.Group], now: Date) -> String {
         groups.map { group in
-            let items = group.items.map(item).joined()
+            let items = group.items.map { item($0, now: now) }.joined()
             return group.items.count > 1 ? "<ul class=\"passes group\" aria-label=\"passes of one trip or order\">\(items)</ul>\n"
                                          : "<ul class=\"passes\">\(items)</ul>\n"
         }.joined()
     }
 
-    func item(_ item: LibraryView.Item) -> String {
+    func item(_ item: LibraryView.Item, now: Date) -> String {
         let p = item.pass
         var marks: [String] = []
         if p.voided { marks.append("voided") }
-        if let x = p.expirationDate, x <= Date() { marks.append("expired") }
+        if let x = p.expirationDate, x <= now { marks.append("expired") }
         if p.status != "valid" { marks.append(p.status) }
         let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { DateText.human($0) } ?? ""
-        return "<li\(marks.isEmpty ? Self.expiry(p) : "")><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
+        return "<li\(marks.isEmpty ? Self.expiry(p, now: now) : "")><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
             + "<span class=\"desc\">\(Self.e(p.description))</span>"
             + (date.isEmpty ? "" : " <span class=\"date\">\(Self.e(date))</span>")
             + marks.map { " <span class=\"mark\">\(Self.e($0))</span>" }.joined() + "</a></li>"
@@ -189,10 +222,19 @@ struct WebPages {
         return (pass, try await library.export(pass.id))
     }
 
-    /// One indexed lookup by the full digest (not a scan of the whole library).
+    /// From the user's cached list when it is current (one look at the change log's tail), else
+    /// one indexed lookup by the full digest (not a scan of the whole library).
     func storedPass(_ hash: String) async throws -> StoredPass {
+        try await storedPass(hash, known: try await app.lists.current(user: visitor.session.user, library: library))
+    }
+
+    func storedPass(_ hash: String, known: WebListCache.Snapshot?) async throws -> StoredPass {
         let missing = WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
         guard Digest.isSHA256Hex(hash), hash == hash.lowercased() else { throw missing }
+        if let known {
+            guard let pass = known.pass(sha256: hash) else { throw missing }
+            return pass
+        }
         let id: PassID
         do {
             id = try await library.resolve(hash)
@@ -204,7 +246,8 @@ struct WebPages {
     }
 
     func passPage(_ hash: String) async throws -> Answer {
-        let pass = try await storedPass(hash)
+        let known = try await app.lists.current(user: visitor.session.user, library: library)
+        let pass = try await storedPass(hash, known: known)
         // The card is the same for the same bytes: drawn once, then taken from the cache (and the
         // stored bytes are read and verified only to draw it).
         let library = self.library, opener = self.opener, app = self.app
@@ -241,7 +284,7 @@ struct WebPages {
         h += "<dt>Added</dt><dd>\(Self.e(DateText.human(pass.addedAt)))</dd>\n"
         h += "<dt>Issuer</dt><dd dir=\"auto\">\(Self.e(pass.organizationName)) (\(Self.e(pass.teamIdentifier)))\(pass.status == "valid" ? "" : ", " + Self.e(pass.status))</dd>\n"
         h += "</dl></section>\n"
-        h += try await history(pass)
+        h += try await history(pass, last: known?.tip.sequence)
         return Answer(route: "/passes/{hash}", response: page(pass.description.isEmpty ? pass.organizationName : pass.description, body: h, head: head))
     }
 
@@ -278,8 +321,9 @@ struct WebPages {
     .cardbox .mark.expired { background: #b34700; }
     """
 
-    func history(_ pass: StoredPass) async throws -> String {
-        let entries = try await app.changes(of: pass.id, user: visitor.session.user, library: library)
+    /// `last`: the log's newest sequence number when this request has already read it.
+    func history(_ pass: StoredPass, last: Int64? = nil) async throws -> String {
+        let entries = try await app.changes(of: pass.id, user: visitor.session.user, library: library, last: last)
         guard !entries.isEmpty else { return "" }
         var h = "<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2><ol class=\"history\">\n"
         for entry in entries.reversed().prefix(50) {

@@ -57,6 +57,34 @@ final class LibraryViewTests: XCTestCase {
         XCTAssertEqual(view.current.first?.groupingIdentifier, "PC1234")
     }
 
+    /// The web wallet keeps a drawn list until `nextChange`: the view does not change before it,
+    /// and does right after it.
+    func testTheViewStaysTheSameUntilItsNextChangeAndChangesThere() throws {
+        let passes = [
+            pass("expires", expires: 3 * 3600),
+            pass("departs", relevant: 2 * 3600),
+            pass("event"),
+            pass("card"),
+            pass("gone", relevant: -3 * 86400),
+        ]
+        let times = [passes[2].sha256: PassTimes(dates: [now + 5 * 3600])]
+        func view(_ at: Date) -> [[String]] {
+            let v = LibraryView(passes: passes, times: times, now: at)
+            return [serials(v.currentItems), serials(v.archivedItems)]
+        }
+        var moment = now
+        var seen: [Date] = []
+        while let next = LibraryView.nextChange(passes: passes, times: times, after: moment) {
+            XCTAssertGreaterThan(next, moment)
+            XCTAssertEqual(view(moment), view(next - 0.01))
+            XCTAssertNotEqual(view(next - 0.01), view(next + 0.01))
+            seen.append(next)
+            moment = next + 0.01
+        }
+        // The expiry, then each moment a day (the grace) after it passed; nothing after the last.
+        XCTAssertEqual(seen, [now + 3 * 3600, now + 2 * 3600 + LibraryView.grace, now + 5 * 3600 + LibraryView.grace])
+    }
+
     func testSearchKindUpcomingAndPast() {
         let passes = [
             pass("flight", kind: "boardingPass", org: "Lufthansa", description: "Frankfurt to Lisbon", relevant: 86400),

@@ -29,6 +29,48 @@ final class ChangeLogTests: XCTestCase {
         }
     }
 
+    /// The web wallet keeps each user's pass list while the log's last entry stays the same
+    /// (PassWeb's `WebListCache`): so every write that changes what `passes()` or `offers()`
+    /// return must add to the log, and one that changes neither need not.
+    func testEveryWriteThatChangesPassesOrOffersMovesTheLastSequence() throws {
+        eachBackend { b in
+            let library = try b.library()
+            var changed: [String] = []
+            func step(_ name: String, _ write: () throws -> Void) throws {
+                let before = (try library.passes(), try library.offers(), try library.lastSequence())
+                try write()
+                let after = (try library.passes(), try library.offers(), try library.lastSequence())
+                guard after.0 != before.0 || after.1 != before.1 else { return }
+                changed.append(name)
+                XCTAssertGreaterThan(after.2, before.2, "\(b.kind): \(name) changed passes or offers without a log entry")
+            }
+            let one = PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "1")
+            try step("add") { try library.add(Synthetic.record("1")) }
+            try step("add the same bytes") { try library.add(Synthetic.record("1")) }
+            try step("addIfNew") { _ = try library.addIfNew(Synthetic.record("2")) }
+            try step("replace") { try library.replace(with: Synthetic.record("1", version: 2)) }
+            try step("replaceIfChanged") { _ = try library.replaceIfChanged(with: Synthetic.record("2", version: 2)) }
+            try step("replaceIfChanged, same bytes") { _ = try library.replaceIfChanged(with: Synthetic.record("2", version: 2)) }
+            try step("revert") { try library.revert(one) }
+            var offer: Offer?
+            try step("stageOffer") { offer = try library.stageOffer(Synthetic.record("3")) }
+            try step("stageOffer, newer") { offer = try library.stageOffer(Synthetic.record("3", version: 2)) }
+            try step("acceptOffer") { try library.acceptOffer(try XCTUnwrap(offer).offerID, record: Synthetic.record("3", version: 2)) }
+            try step("stageOffer, another") { offer = try library.stageOffer(Synthetic.record("4")) }
+            try step("declineOffer") { try library.declineOffer(try XCTUnwrap(offer).offerID) }
+            try step("remove") { try library.remove(one) }
+            XCTAssertEqual(changed, ["add", "addIfNew", "replace", "replaceIfChanged", "revert", "stageOffer", "stageOffer, newer",
+                                     "acceptOffer", "stageOffer, another", "declineOffer", "remove"], "\(b.kind)")
+            // A copy into an empty library brings a log that ends after its passes.
+            let empty = EitherFactory(b.kind)
+            defer { empty.closeAll() }
+            let copy = try empty.library()
+            try copy.restore(try library.snapshot())
+            XCTAssertEqual(try copy.passes(), try library.passes())
+            XCTAssertEqual(try copy.lastSequence(), try library.lastSequence())
+        }
+    }
+
     func testChangesAfterReturnsOnlyLaterEntriesAndHonoursTheLimit() throws {
         eachBackend { b in
             let library = try b.library()

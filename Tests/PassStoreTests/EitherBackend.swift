@@ -94,6 +94,9 @@ final class EitherLibrary: @unchecked Sendable {
         try wait { try await $0.setUpdateTag(tag, webServiceURL: webServiceURL, passTypeIdentifier: passTypeIdentifier) }
     }
 
+    func snapshot() throws -> LibrarySnapshot { try wait { try await $0.snapshot() } }
+    func restore(_ snapshot: LibrarySnapshot) throws { try wait { try await $0.restore(snapshot) } }
+
     func check(verifyBytes: Bool = true) throws -> [String] { try wait { try await $0.check(verifyBytes: verifyBytes) } }
     func close() { try? wait { await $0.close() } }
 }

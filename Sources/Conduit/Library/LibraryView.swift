@@ -100,6 +100,24 @@ package struct LibraryView: Sendable {
         archived = Self.grouped(old)
     }
 
+    /// The first moment after `now` at which the view of these passes could change by itself
+    /// (a pass expires, or one of its moments falls a `grace` behind): until then a view made at
+    /// `now` is the view of any later time, and so is a list that marks passes expired. Nil when
+    /// no such moment is ahead. (Voided passes count too: harmless, and a list may still mark
+    /// one expired.)
+    package static func nextChange(passes: [StoredPass], times: [String: PassTimes], after now: Date) -> Date? {
+        var first: Date?
+        func consider(_ moment: Date) {
+            if moment > now, first.map({ moment < $0 }) ?? true { first = moment }
+        }
+        for pass in passes {
+            if let expiry = pass.expirationDate { consider(expiry) }
+            if let relevant = pass.relevantDate { consider(relevant + grace) }
+            for moment in times[pass.sha256]?.dates ?? [] { consider(moment + grace) }
+        }
+        return first
+    }
+
     static func lastMoment(_ item: Item) -> Date {
         item.times.dates.last ?? item.pass.expirationDate ?? item.pass.addedAt
     }

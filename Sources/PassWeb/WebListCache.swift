@@ -1,0 +1,157 @@
+import Conduit
+import Foundation
+import PassStore
+
+/// What the pass list needs of each signed-in user's library — the passes, the pending offers,
+/// each pass's times — kept while that library's change log has not moved, and the list's passes
+/// drawn as HTML per search, kept until the first moment the list would look different.
+///
+/// Why the change log is a sound key: on both backends every write that changes a pass row or an
+/// offer row appends to the log in the same transaction (add and addIfNew, replace and
+/// replaceIfChanged, revert, remove, stageOffer, acceptOffer, declineOffer; `restore` copies a
+/// log that ends after every pass it writes). A write that changes nothing (the same bytes again)
+/// logs nothing and changes nothing the list shows. `ChangeLogTests` checks this on SQLite and on
+/// PostgreSQL (`testEveryWriteThatChangesPassesOrOffersMovesTheLastSequence`). The key is the
+/// log's last entry — its sequence number and its time — not the number alone: a library dropped
+/// and made again under the same name starts a new log, whose entry 7 is not the old entry 7.
+///
+/// Each request checks the key first (one small read of the log's tail), so a change made by any
+/// process (the delivery filter, the CLI, another `serve`) shows on the next request. Entries are
+/// kept per user and per library object: nothing of one user is looked up under another's name.
+final class WebListCache: @unchecked Sendable {
+    /// The log's last entry: what a cached list was read after.
+    struct Tip: Equatable, Sendable {
+        var sequence: Int64
+        var at: Date?
+    }
+
+    /// One user's library as the list shows it.
+    struct Snapshot: Sendable {
+        var tip: Tip
+        var passes: [StoredPass]
+        var offers: [Offer]
+        var times: [String: PassTimes]
+        /// Index into `passes` by SHA-256.
+        var bySHA256: [String: Int]
+
+        func pass(sha256: String) -> StoredPass? { bySHA256[sha256].map { passes[$0] } }
+    }
+
+    private struct Entry {
+        var library: ObjectIdentifier
+        var snapshot: Snapshot
+        /// The list's sections as drawn for a search, and until when that drawing holds.
+        var drawn: [String: (html: String, validUntil: Date)] = [:]
+        var lastUse: UInt64
+        var weight: Int {
+            snapshot.passes.count * Self.bytesPerPass + drawn.values.reduce(0) { $0 + $1.html.utf8.count }
+        }
+        /// A rough size of one pass and its times in memory (its fields are most of it).
+        static let bytesPerPass = 2048
+    }
+
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+    private var clock: UInt64 = 0
+    /// Roughly how much all entries together may hold; the least recently used users go first.
+    let budget: Int
+    /// Drawn searches kept per user.
+    static let drawnPerUser = 4
+
+    init(budget: Int = 24 * 1024 * 1024) {
+        self.budget = budget
+    }
+
+    /// `user`'s snapshot, read from `library` when the cached one is not current. `times` reads
+    /// what the snapshot's passes need from their pass.json (by SHA-256, so cached by the caller).
+    func snapshot(user: String, library: any PassLibraryBackend,
+                  times: @Sendable ([StoredPass]) async -> [String: PassTimes]) async throws -> Snapshot {
+        if let cached = try await current(user: user, library: library) { return cached }
+        let id = ObjectIdentifier(library)
+        // The tip is read before the rows: a write in between leaves rows newer than the tip,
+        // which the next request's check sees as moved (never rows older than their key).
+        let tip = try await Self.tip(of: library)
+        let passes = try await library.passes()
+        let offers = try await library.offers()
+        let snapshot = Snapshot(tip: tip, passes: passes, offers: offers, times: await times(passes),
+                                bySHA256: Dictionary(passes.enumerated().map { ($1.sha256, $0) }, uniquingKeysWith: { a, _ in a }))
+        lock.withLock {
+            clock &+= 1
+            // A snapshot read later never gives way to one read earlier (two requests at once).
+            if let old = entries[user], old.library == id, old.snapshot.tip.sequence > tip.sequence { return }
+            entries[user] = Entry(library: id, snapshot: snapshot, lastUse: clock)
+            trim()
+        }
+        return snapshot
+    }
+
+    /// `user`'s kept snapshot if there is one and it is current; nil otherwise (nothing is read
+    /// then but the log's tail: a pass page does not load the whole list).
+    func current(user: String, library: any PassLibraryBackend) async throws -> Snapshot? {
+        let id = ObjectIdentifier(library)
+        guard let cached = lock.withLock({ entries[user].flatMap { $0.library == id ? $0.snapshot : nil } }),
+              try await Self.isCurrent(cached.tip, library) else { return nil }
+        touch(user)
+        return cached
+    }
+
+    /// Whether nothing was logged after `tip`: the entries after the one before it are exactly it.
+    static func isCurrent(_ tip: Tip, _ library: any PassLibraryBackend) async throws -> Bool {
+        guard tip.sequence > 0 else { return try await library.changes(after: 0, limit: 1).isEmpty }
+        guard let at = tip.at else { return false }
+        let tail = try await library.changes(after: tip.sequence - 1, limit: 2)
+        return tail.count == 1 && tail[0].sequence == tip.sequence && tail[0].at == at
+    }
+
+    static func tip(of library: any PassLibraryBackend) async throws -> Tip {
+        let last = try await library.lastSequence()
+        guard last > 0 else { return Tip(sequence: 0, at: nil) }
+        let entry = try await library.changes(after: last - 1, limit: 1).first
+        return Tip(sequence: last, at: entry?.sequence == last ? entry?.at : nil)
+    }
+
+    /// The drawing of `search` for `snapshot`, if one is kept and still holds at `now`.
+    func drawn(user: String, library: any PassLibraryBackend, tip: Tip, search: String, now: Date) -> String? {
+        lock.withLock {
+            guard let entry = entries[user], entry.library == ObjectIdentifier(library), entry.snapshot.tip == tip,
+                  let hit = entry.drawn[search], now < hit.validUntil else { return nil }
+            return hit.html
+        }
+    }
+
+    func keep(user: String, library: any PassLibraryBackend, tip: Tip, search: String, html: String, validUntil: Date) {
+        lock.withLock {
+            guard var entry = entries[user], entry.library == ObjectIdentifier(library), entry.snapshot.tip == tip else { return }
+            if entry.drawn[search] == nil, entry.drawn.count >= Self.drawnPerUser {
+                entry.drawn.removeAll(keepingCapacity: true)
+            }
+            entry.drawn[search] = (html, validUntil)
+            entries[user] = entry
+            trim()
+        }
+    }
+
+    /// Forgets what is kept of `user`.
+    func forget(user: String) {
+        lock.withLock { _ = entries.removeValue(forKey: user) }
+    }
+
+    private func touch(_ user: String) {
+        lock.withLock {
+            clock &+= 1
+            entries[user]?.lastUse = clock
+        }
+    }
+
+    /// Under the lock: drops the least recently used users until the rest fit the budget (the
+    /// newest entry always stays).
+    private func trim() {
+        var total = entries.values.reduce(0) { $0 + $1.weight }
+        guard total > budget else { return }
+        for (user, entry) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }).dropLast() {
+            entries.removeValue(forKey: user)
+            total -= entry.weight
+            if total <= budget { break }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import PostgresTestKit
+import XCTest
+
+/// The web wallet keeps each user's pass list (and draws it once) while their library's change
+/// log has not moved (issue 30 item 5). Through the built binary, on both backends, with two
+/// users on one server: every change — made by another process (`add`, an update, `remove`, the
+/// delivery filter's offer) or in the wallet (accepting an offer, removing) — shows on the very
+/// next list and pass page, and one user's cached list is never another's.
+final class WebCacheTests: XCTestCase {
+    override func tearDown() { FilterRun.cleanUp() }
+
+    func testFileLibrariesEveryChangeShowsAtOnceAndNoUserGetsAnothersList() throws {
+        let sandbox = try Sandbox()
+        let template = sandbox.dir.path + "/libraries/%{local}@%{domain}.sqlite"
+        func library(_ user: String) -> String { sandbox.dir.path + "/libraries/\(user).sqlite" }
+        try checkEveryChangeShowsAtOnce(sandbox, serve: ["--library-map", template]) { command, user, arguments, stdin in
+            try sandbox.run(command, ["--library", library(user), "--trust", Run.sample("ca/trust")] + arguments, stdin: stdin, common: false)
+        }
+    }
+
+    func testPostgresLibrariesEveryChangeShowsAtOnceAndNoUserGetsAnothersList() throws {
+        let sandbox = try Sandbox()
+        let server = try PostgresTestServer.shared
+        let location = server.location(database: try server.database())
+        try checkEveryChangeShowsAtOnce(sandbox, serve: ["--library", location]) { command, user, arguments, stdin in
+            try sandbox.run(command, ["--library", location, "--user", user, "--trust", Run.sample("ca/trust")] + arguments,
+                            stdin: stdin, common: false)
+        }
+    }
+
+    typealias CLI = (_ command: String, _ user: String, _ arguments: [String], _ stdin: Data?) throws -> Run
+
+    func checkEveryChangeShowsAtOnce(_ sandbox: Sandbox, serve: [String], cli: CLI) throws {
+        let (alice, bob) = ("alice@example.org", "bob@example.org")
+        func run(_ command: String, _ user: String, _ arguments: [String], stdin: Data? = nil) throws -> Run {
+            let r = try cli(command, user, arguments, stdin)
+            XCTAssertEqual(r.status, 0, "\(command) \(arguments): \(r.stderr)")
+            return r
+        }
+        func hashes(_ user: String) throws -> [String] {
+            try run("list", user, ["--json"]).objects.compactMap { $0["sha256"] as? String }
+        }
+        _ = try run("add", alice, ["--yes", Run.sample("passes/store-card.pkpass")])
+        _ = try run("add", bob, ["--yes", Run.sample("passes/boarding-pass.pkpass")])
+        let card = try XCTUnwrap(try hashes(alice).first)
+        let boarding = try XCTUnwrap(try hashes(bob).first)
+
+        let web = try WebServeTests.Server(sandbox, ["--listen", "127.0.0.1:0", "--auth", "header:X-User", "--trusted-proxy", "127.0.0.1",
+                                                     "--trusted-proxy", "::1"] + serve, common: false)
+        try web.started()
+        let aliceJar = sandbox.dir.appendingPathComponent("alice-jar"), bobJar = sandbox.dir.appendingPathComponent("bob-jar")
+        func get(_ path: String, as user: String) throws -> WebServeTests.Reply {
+            try WebServeTests.curl(web.base + path, jar: user == alice ? aliceJar : bobJar, ["-H", "X-User: \(user)"])
+        }
+        func list(_ user: String) throws -> String {
+            let reply = try get("/", as: user)
+            XCTAssertEqual(reply.status, 200, reply.text + web.text)
+            return reply.text
+        }
+        func links(_ user: String) throws -> Set<String> {
+            let text = try list(user)
+            let found = text.components(separatedBy: "href=\"/passes/").dropFirst().map { String($0.prefix(64)) }
+            return Set(found)
+        }
+
+        // Each list is drawn (and kept) once; then each user gets their own, twice over.
+        for _ in 0..<2 {
+            XCTAssertEqual(try links(alice), [card])
+            XCTAssertEqual(try links(bob), [boarding])
+        }
+        XCTAssertEqual(try get("/passes/\(card)", as: alice).status, 200)
+        XCTAssertEqual(try get("/passes/\(boarding)", as: alice).status, 404, "Bob's pass is nothing to Alice, her list kept or not")
+        XCTAssertEqual(try get("/passes/\(card)", as: bob).status, 404)
+        XCTAssertFalse(try list(bob).contains("Passconduit Coffee"))
+
+        // Added by another process (the CLI): on the next list and its page opens.
+        _ = try run("add", alice, ["--yes", Run.sample("passes/event-ticket.pkpass")])
+        let ticket = try XCTUnwrap(Set(try hashes(alice)).subtracting([card]).first)
+        XCTAssertEqual(try links(alice), [card, ticket])
+        XCTAssertTrue(try get("/passes/\(ticket)", as: alice).text.contains("Concert ticket for The Linux Philharmonic"))
+        XCTAssertEqual(try links(bob), [boarding], "Alice's new pass is not on Bob's list")
+
+        // Updated (a newer version of the same pass): the list links the new version only.
+        _ = try run("add", alice, ["--yes", Run.sample("passes/event-ticket-v2.pkpass")])
+        let ticket2 = try XCTUnwrap(Set(try hashes(alice)).subtracting([card]).first)
+        XCTAssertNotEqual(ticket2, ticket)
+        XCTAssertEqual(try links(alice), [card, ticket2])
+        XCTAssertEqual(try get("/passes/\(ticket2)", as: alice).status, 200)
+        XCTAssertEqual(try get("/passes/\(ticket)", as: alice).status, 404, "the replaced version is gone")
+
+        // Removed by another process: gone from the list and its page.
+        _ = try run("remove", alice, ["--yes", ticket2])
+        XCTAssertEqual(try links(alice), [card])
+        XCTAssertEqual(try get("/passes/\(ticket2)", as: alice).status, 404)
+
+        // An offer staged by the delivery filter shows on the list; accepted in the wallet, the
+        // pass is on the next list and the note is gone.
+        let message = try Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/content-only.eml")))
+        _ = try run("filter", alice, [], stdin: message)
+        let waiting = try list(alice)
+        XCTAssertTrue(waiting.contains("1 pass is waiting for you to accept or decline."), waiting)
+        let offers = try get("/offers", as: alice)
+        let number = try XCTUnwrap(offers.text.components(separatedBy: "href=\"/offers/").dropFirst().first?.prefix { $0.isNumber })
+        let token = try XCTUnwrap(WebServeTests.csrf(waiting))
+        let accepted = try WebServeTests.curl(web.base + "/offers/\(number)/accept", jar: aliceJar,
+                                              ["-H", "X-User: \(alice)", "-d", "csrf=\(token)"])
+        XCTAssertTrue(accepted.text.contains("Added to your library."), accepted.text)
+        let coupon = try XCTUnwrap(Set(try hashes(alice)).subtracting([card]).first)
+        let after = try list(alice)
+        XCTAssertFalse(after.contains("waiting for you"), after)
+        XCTAssertEqual(try links(alice), [card, coupon])
+        XCTAssertTrue(try get("/passes/\(coupon)", as: alice).text.contains("20% off one cake"))
+
+        // Removed in the wallet: gone at once.
+        let removed = try WebServeTests.curl(web.base + "/passes/\(coupon)/remove", jar: aliceJar,
+                                             ["-H", "X-User: \(alice)", "-d", "csrf=\(token)"])
+        XCTAssertEqual(removed.status, 303, removed.text)
+        XCTAssertEqual(try links(alice), [card])
+        XCTAssertEqual(try get("/passes/\(coupon)", as: alice).status, 404)
+        XCTAssertEqual(try links(bob), [boarding])
+        XCTAssertEqual(try hashes(bob), [boarding])
+    }
+}
