@@ -88,27 +88,6 @@ package struct InputScanner: Sendable {
         }
     }
 
-    /// The Maildir++ folders of a Maildir (`.Travel/`, `.Archive.2024/`: Dovecot, Courier,
-    /// maildrop keep every folder flat beside cur/new/tmp), in name order, at most
-    /// `maxMaildirFolders`. A dot folder without cur/ or new/ is not a mail folder and is skipped.
-    static func maildirPlusPlusFolders(of path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.hasPrefix("."), name != ".", name != ".." else { continue }
-            let folder = path.hasSuffix("/") ? path + name : path + "/" + name
-            var info = stat()
-            guard stat(folder + "/cur", &info) == 0 || stat(folder + "/new", &info) == 0 else { continue }
-            names.append(folder)
-            if names.count >= maxMaildirFolders { break }
-        }
-        return names.sorted()
-    }
-
     /// Folders of one Maildir searched at most (a crafted tree must end somewhere).
     static let maxMaildirFolders = 10_000
 
@@ -295,75 +274,5 @@ package struct InputScanner: Sendable {
             for pass in found { outcome.events.append(.found(pass)) }
         }
         return outcome
-    }
-
-    /// A first line that is a header field ("Name:") or an mbox From_ line. A message whose body
-    /// is binary (Content-Transfer-Encoding: binary) still starts this way and is mail.
-    static func startsLikeMail(_ prefix: [UInt8]) -> Bool {
-        if prefix.starts(with: Array("From ".utf8)) { return true }
-        var nameLength = 0
-        for byte in prefix.prefix(1000) {
-            if byte == UInt8(ascii: ":") { return nameLength > 0 }
-            // RFC 5322 field names: printable US-ASCII except colon and space.
-            guard byte > 0x20 && byte < 0x7F else { return false }
-            nameLength += 1
-        }
-        return false
-    }
-
-    /// A limit as people read it: "32 MB" for 33554432 bytes (limits are whole mebibytes by
-    /// default), else the exact byte count.
-    package static func size(_ bytes: Int) -> String {
-        let mebibyte = 1024 * 1024
-        if bytes >= mebibyte, bytes % mebibyte == 0 { return "\(bytes / mebibyte) MB" }
-        if bytes >= 1024, bytes % 1024 == 0 { return "\(bytes / 1024) KB" }
-        return "\(bytes) bytes"
-    }
-
-    /// How many leading bytes are a UTF-8 byte order mark and empty lines (CR, LF).
-    static func leadingNoise(_ prefix: [UInt8]) -> Int {
-        var count = prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        while count < prefix.count, prefix[count] == 0x0A || prefix[count] == 0x0D { count += 1 }
-        return count
-    }
-
-    /// NUL bytes, or mostly control bytes, in the first bytes: not text, so not mail.
-    static func looksBinary(_ prefix: [UInt8]) -> Bool {
-        var control = 0
-        for byte in prefix.prefix(1024) {
-            if byte == 0 { return true }
-            if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C && byte != 0x1B { control += 1 }
-        }
-        return control * 10 > min(prefix.count, 1024)
-    }
-
-    struct ReadError: Error { var code: Int32 }
-
-    /// Reads until `count` bytes or end of file; retries EINTR.
-    static func readUpTo(_ fd: Int32, count: Int) throws(ReadError) -> [UInt8] {
-        guard count > 0 else { return [] }
-        var buffer = [UInt8](repeating: 0, count: count)
-        switch buffer.withUnsafeMutableBytes({ FileDescriptorIO.readFully(fd, into: $0) }) {
-        case .success(let filled):
-            buffer.removeSubrange(filled...)
-            return buffer
-        case .failure(let error):
-            throw ReadError(code: error.code)
-        }
-    }
-
-    /// An OS reason as the rest of a sentence: "Permission denied" -> "permission denied".
-    static func plain(_ detail: String) -> String {
-        guard let first = detail.first, first.isUppercase, detail.dropFirst().first?.isLowercase ?? true else { return detail }
-        return first.lowercased() + detail.dropFirst()
-    }
-
-    static func reason(_ code: Int32, verb: String) -> String {
-        switch code {
-        case ENOENT: return "no such file or folder"
-        case EACCES, EPERM: return "\(verb): permission denied"
-        case EISDIR: return "is a folder"
-        default: return "\(verb): \(String(cString: strerror(code)))"
-        }
     }
 }
