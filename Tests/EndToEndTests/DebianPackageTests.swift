@@ -190,23 +190,11 @@ final class DebianPackageTests: XCTestCase {
         // Without the test CA the sample pass is intact but untrusted: scanned, verified, said so.
         XCTAssertTrue(answer.contains("summary 0: 1 pass (1 untrusted)") || answer.contains("summary 0:1 pass (1 untrusted)"), answer)
 
-        func status(_ pid: Int32) -> [String: String] {
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-            var fields: [String: String] = [:]
-            for line in text.split(separator: "\n") {
-                let parts = line.split(separator: ":", maxSplits: 1)
-                if parts.count == 2 { fields[String(parts[0])] = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
-            }
-            return fields
-        }
         // The daemon (setpriv and sh exec'd into it) and its idle scan worker.
-        let worker = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).first { pid in
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            return stat.split(separator: ")").last?.split(separator: " ").dropFirst(1).first == "\(process.processIdentifier)"
-        }
+        let worker = MilterKit.child(of: process.processIdentifier)
         XCTAssertNotNil(worker, "no scan worker below the daemon")
         for pid in [process.processIdentifier] + (worker.map { [$0] } ?? []) {
-            let s = status(pid)
+            let s = MilterKit.procStatus(pid)
             XCTAssertEqual(s["Uid"], "\(uid) \(uid) \(uid) \(uid)", "pid \(pid)")
             XCTAssertEqual(s["Gid"], "\(gid) \(gid) \(gid) \(gid)", "pid \(pid)")
             XCTAssertEqual(s["Groups"] ?? "", "", "pid \(pid)")

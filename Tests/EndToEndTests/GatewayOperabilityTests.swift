@@ -170,23 +170,11 @@ final class GatewayOperabilityTests: XCTestCase {
         XCTAssertTrue(out.contains("reply=continue"), out)
         XCTAssertTrue(MilterKit.isListening(metricsPort), "the metrics listener bound before the drop still serves")
 
-        func status(_ pid: Int32) -> [String: String] {
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-            var fields: [String: String] = [:]
-            for line in text.split(separator: "\n") {
-                let parts = line.split(separator: ":", maxSplits: 1)
-                if parts.count == 2 { fields[String(parts[0])] = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
-            }
-            return fields
-        }
         let daemon = milter!.process.processIdentifier
-        let worker = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).first { pid in
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            return stat.split(separator: ")").last?.split(separator: " ").dropFirst(1).first == "\(daemon)"
-        }
+        let worker = MilterKit.child(of: daemon)
         XCTAssertNotNil(worker, "no scan worker below the daemon")
         for pid in [daemon] + (worker.map { [$0] } ?? []) {
-            let s = status(pid)
+            let s = MilterKit.procStatus(pid)
             XCTAssertEqual(s["Uid"], "\(nobody) \(nobody) \(nobody) \(nobody)", "pid \(pid)")
             XCTAssertEqual(s["Gid"], "\(nogroup) \(nogroup) \(nogroup) \(nogroup)", "pid \(pid)")
             XCTAssertEqual(s["CapEff"], "0000000000000000", "pid \(pid)")

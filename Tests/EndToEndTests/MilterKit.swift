@@ -5,6 +5,26 @@ import XCTest
 /// temporary folder on loopback, and the milter daemon itself. Both are real processes; a missing
 /// peer fails the test.
 enum MilterKit {
+    /// The fields of `/proc/PID/status` ("Uid" → "0 0 0 0", "CapEff" → "0000000000000000"), runs
+    /// of blanks made one space.
+    static func procStatus(_ pid: Int32) -> [String: String] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
+        }
+        return fields
+    }
+
+    /// A process whose parent is `parent` (the milter daemon's scan worker), if any.
+    static func child(of parent: Int32) -> Int32? {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).first { pid in
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            return stat.split(separator: ")").last?.split(separator: " ").dropFirst(1).first == "\(parent)"
+        }
+    }
+
     /// Runs a program to its end; its output (stdout and stderr) goes to a file so it cannot block.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
