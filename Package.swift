@@ -81,7 +81,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"), "Support",
         ]),
         // Detection, scanning pipeline, add-flow decisions, config. Fetches nothing: the filter,
         // the milter and the renderer depend on it (script/check-imports keeps HTTP clients out).
@@ -113,6 +113,7 @@ let package = Package(
         .target(name: "MailboxLogin", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            "Support",
         ]),
         // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
         .target(name: "PassStorePostgres", dependencies: ["PassStore", "Support", .product(name: "PostgresNIO", package: "postgres-nio")]),

@@ -1,20 +1,24 @@
+import Support
+
 /// Why a barcode cannot be drawn: a stable `code` for programs, a `message` a person reads (the
 /// caller then shows the barcode's text instead), and a technical `detail`.
 package struct BarcodeError: Error, Sendable, Equatable, CustomStringConvertible {
     package struct Code: Hashable, Sendable {
         // A closed set: only the codes below exist (callers match them, never text).
-        package let rawValue: String
-        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The shared code this one is (same raw string).
+        package let problemCode: Problem.Code
+        package var rawValue: String { problemCode.rawValue }
+        private init(_ code: Problem.Code) { problemCode = code }
         /// The pass names a symbology Wallet does not draw (or garbage).
-        package static let unsupportedFormat = Code(rawValue: "unsupported-barcode-format")
+        package static let unsupportedFormat = Code(.unsupportedBarcodeFormat)
         /// `messageEncoding` is not a character set passconduit knows.
-        package static let unknownEncoding = Code(rawValue: "unknown-barcode-encoding")
+        package static let unknownEncoding = Code(.unknownBarcodeEncoding)
         /// A character of the message has no byte form in `messageEncoding` ("€" in ISO-8859-1).
-        package static let unrepresentable = Code(rawValue: "barcode-message-unrepresentable")
+        package static let unrepresentable = Code(.barcodeMessageUnrepresentable)
         /// The message does not fit the largest symbol of its symbology.
-        package static let tooLong = Code(rawValue: "barcode-message-too-long")
+        package static let tooLong = Code(.barcodeMessageTooLong)
         /// zint refused the data for another reason (its text is in `detail`).
-        package static let encoderFailed = Code(rawValue: "barcode-encoder-failed")
+        package static let encoderFailed = Code(.barcodeEncoderFailed)
     }
 
     package var code: Code
@@ -72,4 +76,8 @@ package struct BarcodeError: Error, Sendable, Equatable, CustomStringConvertible
         if text.unicodeScalars.count > 64 { out += "…" }
         return "\"" + out + "\""
     }
+}
+
+extension BarcodeError: ProblemReporting {
+    package var problem: Problem { Problem(code.problemCode, message: message, detail: detail) }
 }

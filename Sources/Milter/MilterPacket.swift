@@ -1,4 +1,5 @@
 import NIOCore
+import Support
 
 /// One milter packet: the command byte and its payload (the length prefix is gone).
 struct MilterPacket {
@@ -66,5 +67,11 @@ enum MilterReplyEncoder {
         out += Array(name.utf8); out.append(0)
         out += value; out.append(0)
         return out
+    }
+}
+
+extension MilterProtocolError: ProblemReporting {
+    var problem: Problem {
+        Problem(.milterProtocol, message: "The mail server broke the milter protocol, so the session was ended.", detail: description)
     }
 }

@@ -1,5 +1,6 @@
 import CCairo
 import WalletPass
+import Support
 
 /// Bounds on the pass images the renderer decodes. A PNG states its size in its header and a few
 /// kilobytes of deflate can claim 50 000 × 50 000 pixels (10 GB decoded): the header is read and
@@ -121,6 +122,15 @@ package enum RenderProblem: Error, Equatable, CustomStringConvertible {
         switch self {
         case .image(let file, let why): return "\(file) \(why); the card is drawn without it"
         case .output(let why): return why
+        }
+    }
+}
+
+extension RenderProblem: ProblemReporting {
+    package var problem: Problem {
+        switch self {
+        case .image: return Problem(.imageUnusable, message: description)
+        case .output: return Problem(.renderFailed, message: "The pass could not be drawn.", detail: description)
         }
     }
 }

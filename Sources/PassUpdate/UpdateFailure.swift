@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// Why a request to a pass's web service did not give a usable answer: a stable code, a sentence
 /// for the user, a technical detail (never the authentication token).
@@ -51,4 +52,26 @@ package struct UpdateFailure: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     package var description: String { "\(message) (\(detail))" }
+}
+
+extension UpdateFailure: ProblemReporting {
+    package var problem: Problem { Problem(code.problemCode, message: message, detail: detail) }
+}
+
+extension UpdateFailure.Code {
+    /// The shared code of this one; the raw strings are the same.
+    package var problemCode: Problem.Code {
+        switch self {
+        case .badURL: return .badURL
+        case .insecureURL: return .insecureURL
+        case .tokenRefused: return .tokenRefused
+        case .passGone: return .passGone
+        case .tryLater: return .tryLater
+        case .timeout: return .timeout
+        case .unreachable: return .unreachable
+        case .tooLarge: return .tooLarge
+        case .redirectRefused: return .redirectRefused
+        case .badResponse: return .badResponse
+        }
+    }
 }

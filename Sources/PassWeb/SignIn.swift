@@ -78,3 +78,7 @@ package struct WebSetupError: Error, CustomStringConvertible, Equatable {
     package var description: String
     package init(_ description: String) { self.description = description }
 }
+
+extension WebSetupError: ProblemReporting {
+    package var problem: Problem { Problem(.badWebSetup, message: description) }
+}

@@ -62,3 +62,7 @@ package enum FileDescriptorIO {
         package static func text(_ code: Int32) -> String { String(cString: strerror(code)) }
     }
 }
+
+extension FileDescriptorIO.Errno: ProblemReporting {
+    package var problem: Problem { Problem(.systemError, message: description, detail: "errno \(code)") }
+}

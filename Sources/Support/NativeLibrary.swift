@@ -33,3 +33,7 @@ package struct NativeLibraryError: Error, Sendable, Equatable, CustomStringConve
     package var message: String { "A system library passconduit needs for \(purpose) is missing or unusable: \(detail)." }
     package var description: String { message }
 }
+
+extension NativeLibraryError: ProblemReporting {
+    package var problem: Problem { Problem(.libraryMissing, message: message, detail: detail) }
+}

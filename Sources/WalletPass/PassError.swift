@@ -7,27 +7,29 @@ import Support
 /// codes, never wording. Each user sentence is written once, in its factory below.
 package struct PassError: Error, Hashable, Sendable, CustomStringConvertible {
     package struct Code: Hashable, Sendable, CustomStringConvertible {
-        package let rawValue: String
-        private init(_ raw: String) { rawValue = raw }
+        /// The shared code this one is (same raw string): PassError's codes are a subset of Problem's.
+        package let problemCode: Problem.Code
+        package var rawValue: String { problemCode.rawValue }
+        private init(_ code: Problem.Code) { problemCode = code }
 
-        package static let notAZip = Code("not-a-zip")
-        package static let tooLarge = Code("too-large")
-        package static let unsafeArchive = Code("unsafe-archive")
-        package static let missingPassJSON = Code("missing-pass-json")
-        package static let missingManifest = Code("missing-manifest")
-        package static let missingSignature = Code("missing-signature")
-        package static let badJSON = Code("bad-json")
-        package static let missingRequiredKey = Code("missing-required-key")
-        package static let unsupportedFormatVersion = Code("unsupported-format-version")
-        package static let manifestMismatch = Code("manifest-mismatch")
-        package static let unlistedFile = Code("unlisted-file")
-        package static let signatureInvalid = Code("signature-invalid")
-        package static let untrustedSigner = Code("untrusted-signer")
-        package static let certificateMismatch = Code("certificate-mismatch")
-        package static let certificateExpired = Code("certificate-expired")
-        package static let missingIcon = Code("missing-icon")
+        package static let notAZip = Code(.notAZip)
+        package static let tooLarge = Code(.tooLarge)
+        package static let unsafeArchive = Code(.unsafeArchive)
+        package static let missingPassJSON = Code(.missingPassJSON)
+        package static let missingManifest = Code(.missingManifest)
+        package static let missingSignature = Code(.missingSignature)
+        package static let badJSON = Code(.badJSON)
+        package static let missingRequiredKey = Code(.missingRequiredKey)
+        package static let unsupportedFormatVersion = Code(.unsupportedFormatVersion)
+        package static let manifestMismatch = Code(.manifestMismatch)
+        package static let unlistedFile = Code(.unlistedFile)
+        package static let signatureInvalid = Code(.signatureInvalid)
+        package static let untrustedSigner = Code(.untrustedSigner)
+        package static let certificateMismatch = Code(.certificateMismatch)
+        package static let certificateExpired = Code(.certificateExpired)
+        package static let missingIcon = Code(.missingIcon)
         /// Not the pass's fault: a system library needed to open or check it is missing here.
-        package static let libraryMissing = Code("library-missing")
+        package static let libraryMissing = Code(.libraryMissing)
 
         package static let all: [Code] = [
             .notAZip, .tooLarge, .unsafeArchive, .missingPassJSON, .missingManifest, .missingSignature,
@@ -192,4 +194,8 @@ package struct PassError: Error, Hashable, Sendable, CustomStringConvertible {
     package static func == (lhs: PassError, rhs: PassError) -> Bool { lhs.code == rhs.code }
     package func hash(into hasher: inout Hasher) { hasher.combine(code) }
     package var description: String { "\(code): \(message) (\(detail))" }
+}
+
+extension PassError: ProblemReporting {
+    package var problem: Problem { Problem(code.problemCode, message: message, detail: detail) }
 }

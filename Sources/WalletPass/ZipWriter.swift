@@ -1,5 +1,6 @@
 import CZip
 import Foundation
+import Support
 
 /// Writes a zip archive in memory with libzip: what a `.pkpasses` bundle and a scrubbed `.pkpass`
 /// are made of. Entries keep the order they are added in; every entry gets the same fixed
@@ -99,4 +100,8 @@ package struct ZipWriter {
         }
         return result
     }
+}
+
+extension ZipWriter.Failure: ProblemReporting {
+    package var problem: Problem { Problem(.archiveWriteFailed, message: "The archive could not be written.", detail: description) }
 }

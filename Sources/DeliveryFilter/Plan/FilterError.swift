@@ -1,33 +1,37 @@
+import Support
+
 /// Why the delivery filter could not do its full job. Every one of these still ends in "the message
 /// passes unchanged, exit 0" or, with `--fail-closed` (or when the message itself could not be
 /// kept), "no output, exit 75": see `DeliveryFilter`.
 package struct FilterError: Error, Sendable, Equatable, CustomStringConvertible {
     package struct Code: Hashable, Sendable {
         // A closed set: only the codes below exist (callers match them, never text).
-        package let rawValue: String
-        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The shared code this one is (same raw string).
+        package let problemCode: Problem.Code
+        package var rawValue: String { problemCode.rawValue }
+        private init(_ code: Problem.Code) { problemCode = code }
         /// Reading stdin failed: the message is not complete, so it cannot be passed on.
-        package static let inputFailed = Code(rawValue: "input-failed")
+        package static let inputFailed = Code(.inputFailed)
         /// The temporary spool could not be created or written (disk full, `ulimit -f`).
-        package static let spoolFailed = Code(rawValue: "spool-failed")
+        package static let spoolFailed = Code(.spoolFailed)
         /// A filter argument was not understood.
-        package static let badArgument = Code(rawValue: "bad-argument")
+        package static let badArgument = Code(.badArgument)
         /// The configuration file could not be read.
-        package static let badConfig = Code(rawValue: "bad-config")
+        package static let badConfig = Code(.badConfig)
         /// The scan (or its library work) failed or crashed.
-        package static let scanFailed = Code(rawValue: "scan-failed")
+        package static let scanFailed = Code(.scanFailed)
         /// The library's server cannot be used now (down, refuses the login, read-only): the
         /// message must wait, so nothing is written and the host retries (exit 75, tempfail),
         /// whatever `--fail-closed` says, rather than delivering it without its offer.
-        package static let libraryUnavailable = Code(rawValue: "library-unavailable")
+        package static let libraryUnavailable = Code(.libraryUnavailable)
         /// The library could not be used for another reason (cannot be opened or created, damaged,
         /// busy past every retry, a write it could not take). Like `libraryUnavailable`, what
         /// happens then is the library-error policy's (`--on-library-error`).
-        package static let libraryFailed = Code(rawValue: "library-failed")
+        package static let libraryFailed = Code(.libraryFailed)
         /// The scan did not finish within the deadline.
-        package static let deadline = Code(rawValue: "deadline")
+        package static let deadline = Code(.deadline)
         /// Writing stdout failed (the host closed the pipe, disk full).
-        package static let outputFailed = Code(rawValue: "output-failed")
+        package static let outputFailed = Code(.outputFailed)
     }
 
     package var code: Code
@@ -61,5 +65,26 @@ extension FilterError {
     /// `error` as a FilterError (the filter's own throwing functions only throw those).
     package static func from(_ error: any Error, _ code: Code = .scanFailed) -> FilterError {
         (error as? FilterError) ?? FilterError(code, detail: String(describing: error))
+    }
+}
+
+extension FilterError: ProblemReporting {
+    /// The code's sentence (what it means for the message) and the detail.
+    package var problem: Problem { Problem(code.problemCode, message: Self.message(for: code), detail: detail) }
+
+    /// What each code means for the message, in plain words.
+    package static func message(for code: Code) -> String {
+        switch code {
+        case .inputFailed: return "The message could not be read completely, so it was not passed on."
+        case .spoolFailed: return "The message could not be kept while it was scanned, so it was not passed on."
+        case .badArgument: return "The filter was started with an argument it does not understand."
+        case .badConfig: return "The filter's configuration file could not be used."
+        case .scanFailed: return "The message could not be scanned for passes."
+        case .libraryUnavailable: return "The pass library cannot be reached now, so the message waits to be tried again."
+        case .libraryFailed: return "The pass library could not be used for this message."
+        case .deadline: return "Scanning the message took too long and was stopped."
+        case .outputFailed: return "The message could not be handed back to the mail system."
+        default: return "The delivery filter could not do its full job."
+        }
     }
 }
