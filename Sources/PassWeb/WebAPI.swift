@@ -16,14 +16,14 @@ import WalletPass
 extension WebApp {
     struct APIError: Error {
         var status: HTTPResponse.Status
-        var code: String
+        var code: Problem.Code
         var message: String
-        init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        init(_ status: HTTPResponse.Status, _ code: Problem.Code, _ message: String) {
             self.status = status
             self.code = code
             self.message = message
         }
-        static let notFound = APIError(.notFound, "not-found", "There is no such pass in your library.")
+        static let notFound = APIError(.notFound, .notFound, "There is no such pass in your library.")
     }
 
     /// The largest JSON body an API request takes (none needs more than a few bytes).
@@ -39,24 +39,24 @@ extension WebApp {
         } catch let error as APIError {
             var response = Self.json(error.status, Self.errorJSON(error.code, error.message))
             if error.status == .unauthorized {
-                response.headers[.wwwAuthenticate] = error.code == "invalid-token"
+                response.headers[.wwwAuthenticate] = error.code == .invalidToken
                     ? "Bearer realm=\"passconduit\", error=\"invalid_token\"" : "Bearer realm=\"passconduit\""
             }
             return Answer(route: route, response: response)
         } catch is NIOTooManyBytesError {
-            return Answer(route: route, response: Self.json(.contentTooLarge, Self.errorJSON("too-large",
+            return Answer(route: route, response: Self.json(.contentTooLarge, Self.errorJSON(.tooLarge,
                 "The request body is larger than this request takes; nothing was changed.")))
         } catch let error as LibraryError {
             let busy = error.kind == .busy || error.kind == .unavailable
-            var response = Self.json(busy ? .serviceUnavailable : .internalServerError, Self.errorJSON(busy ? "unavailable" : "library",
+            var response = Self.json(busy ? .serviceUnavailable : .internalServerError, Self.errorJSON(busy ? .unavailable : .library,
                 busy ? "Your pass library cannot be reached right now. Nothing was changed; try again in a moment."
                      : "Your pass library could not answer (\(error.kind.rawValue)). Nothing was changed."))
             if busy { response.headers[.retryAfter] = "5" }
             return Answer(route: route, response: response)
         } catch let problem as WebProblem {
-            return Answer(route: route, response: Self.json(problem.status, Self.errorJSON("not-accepted", problem.sentence)))
+            return Answer(route: route, response: Self.json(problem.status, Self.errorJSON(.notAccepted, problem.sentence)))
         } catch {
-            return Answer(route: route, response: Self.json(.internalServerError, Self.errorJSON("internal",
+            return Answer(route: route, response: Self.json(.internalServerError, Self.errorJSON(.internalError,
                 "The wallet could not answer this request. Nothing was changed.")))
         }
     }
@@ -74,8 +74,8 @@ extension WebApp {
         }
     }
 
-    static func errorJSON(_ code: String, _ message: String) -> JSONOutput {
-        .object([("error", .object([("code", .string(code)), ("message", .string(message))]))])
+    static func errorJSON(_ code: Problem.Code, _ message: String) -> JSONOutput {
+        .object([("error", JSONOutput.problem(Problem(code, message: message)))])
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONOutput) -> Response {
@@ -89,13 +89,13 @@ extension WebApp {
     /// Whose token the request carries; a 401 without one or for one not (or no longer) known.
     func apiUser(_ request: Request) async throws -> String {
         guard let header = request.headers[.authorization] else {
-            throw APIError(.unauthorized, "unauthorized",
+            throw APIError(.unauthorized, .unauthorized,
                            "This API needs an API token: send “Authorization: Bearer TOKEN”. Tokens are made on the wallet's Settings page.")
         }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer",
               let user = try await config.state.tokenUser(token: parts[1].trimmingCharacters(in: .whitespaces)) else {
-            throw APIError(.unauthorized, "invalid-token",
+            throw APIError(.unauthorized, .invalidToken,
                            "This API token is not known here: it may have been revoked. Make a new one on the wallet's Settings page.")
         }
         return user
@@ -111,18 +111,18 @@ extension WebApp {
         let bytes = Data(body.readableBytesView)
         if bytes.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }),
            (try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])) == nil {
-            throw APIError(.badRequest, "bad-json", "The request body is not JSON. Nothing was changed.")
+            throw APIError(.badRequest, .badJSON, "The request body is not JSON. Nothing was changed.")
         }
     }
 
     func apiRoute(_ request: Request, segments: [Substring], route: inout String) async throws -> (String, Response) {
         guard segments.count >= 3, segments[1] == "v1" else {
-            throw APIError(.notFound, "not-found", "There is no such API address; this wallet's API is under /api/v1/.")
+            throw APIError(.notFound, .notFound, "There is no such API address; this wallet's API is under /api/v1/.")
         }
         try checkHost(request)
         let user = try await apiUser(request)
         guard let library = try await config.libraries(user) else {
-            throw APIError(.notFound, "no-library", "There is no pass library for this token's user on this server.")
+            throw APIError(.notFound, .noLibrary, "There is no pass library for this token's user on this server.")
         }
         let method = request.method
         let read = method == .get || method == .head
@@ -167,13 +167,13 @@ extension WebApp {
             let text = path[1]
             guard text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(text),
                   let offer = try await library.offer(id) else {
-                throw APIError(.notFound, "not-found", "There is no such offer in your library.")
+                throw APIError(.notFound, .notFound, "There is no such offer in your library.")
             }
             switch try await OfferDecision.decide(offer, accept: accept, library: library, opener: config.opener) {
             case .declined:
                 return (route, Self.json(.ok, .object([("outcome", .string("declined")), ("message", .string("Declined.")), ("offer", .int(id))])))
             case .refused(let message):
-                throw APIError(.unprocessableContent, "refused", message)
+                throw APIError(.unprocessableContent, .refused, message)
             case .already:
                 return (route, Self.json(.ok, .object([("outcome", .string("already")), ("message", .string("Already in your library.")), ("offer", .int(id))])))
             case .added(let pass):
@@ -184,9 +184,9 @@ extension WebApp {
                                                        ("offer", .int(id)), ("pass", StoredPassJSON.object(pass))])))
             }
         default:
-            throw APIError(.notFound, "not-found", "There is no such API address.")
+            throw APIError(.notFound, .notFound, "There is no such API address.")
         }
-        throw APIError(.methodNotAllowed, "method-not-allowed", "\(method.rawValue) is not taken at \(route).")
+        throw APIError(.methodNotAllowed, .methodNotAllowed, "\(method.rawValue) is not taken at \(route).")
     }
 
     /// `list --json`'s objects, in its order (what comes next first, then the expired).
@@ -225,7 +225,7 @@ extension WebApp {
         var request = request
         let bytes = Array(try await request.collectBody(upTo: limit).readableBytesView)
         guard bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else {
-            throw APIError(.badRequest, "not-a-pass",
+            throw APIError(.badRequest, .notAPass,
                            bytes.isEmpty ? "The request has no body: send the bytes of a .pkpass file. Nothing was changed."
                                          : "The request body is not a .pkpass file (a pass is a zip archive, and this is not one). Nothing was changed.")
         }
@@ -239,4 +239,9 @@ extension WebApp {
         let anyTaken = lines.contains { $0.1 != nil }
         return ("/api/v1/passes", Self.json(anyTaken ? .ok : .unprocessableContent, .object([("results", .array(results))])))
     }
+}
+
+extension WebApp.APIError: ProblemReporting {
+    /// The code and sentence of the error body (the HTTP status stays the API's).
+    var problem: Problem { Problem(code, message: message) }
 }

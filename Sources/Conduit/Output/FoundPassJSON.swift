@@ -13,7 +13,7 @@ package enum FoundPassJSON {
             ("schema", .int(schema)),
             ("source", source(found.source)),
             ("status", .string(verdict.status.rawValue)),
-            ("error", verdict.error.map(error) ?? .null),
+            ("error", verdict.error.map(JSONOutput.problem) ?? .null),
             ("notes", .array(verdict.notes.map { .string($0) })),
             ("pass", verdict.pass.map { pass($0, sha256: verdict.sha256) } ?? .null),
             ("sha256", .string(verdict.sha256)),
@@ -35,14 +35,6 @@ package enum FoundPassJSON {
         ]
         if let path = source.messagePath { members.insert(("messagePath", .path(path)), at: 2) }
         return .object(members)
-    }
-
-    package static func error(_ error: PassError) -> JSONOutput {
-        .object([
-            ("code", .string(error.code.rawValue)),
-            ("message", .string(error.message)),
-            ("detail", .string(error.detail)),
-        ])
     }
 
     static func pass(_ info: PassInfo, sha256: String) -> JSONOutput {

@@ -36,7 +36,7 @@ package struct Recheck {
             ("today", .string(today)),
             ("agrees", .bool(!differs)),
             ("reason", .string(reason)),
-            ("error", verdict.error.map(FoundPassJSON.error) ?? .null),
+            ("error", verdict.error.map(JSONOutput.problem) ?? .null),
             ("notes", .array(verdict.notes.map { .string($0) })),
         ])
     }
