@@ -91,7 +91,7 @@ let package = Package(
         ]),
         // `update`'s orchestration: which passes to check, registration, the web-service calls
         // (PassUpdate), opening and deciding each answer (Conduit's intake policy), saving.
-        .target(name: "Updates", dependencies: ["Conduit", "PassStore", "PassUpdate", "WalletPass"]),
+        .target(name: "Updates", dependencies: ["Conduit", "PassStore", "PassUpdate", "Support", "WalletPass"]),
         // A pass as a person sees it: Wallet's layout per style, drawn with cairo/pango or as HTML.
         // Knows nothing of mail or the library.
         .target(name: "PassRender", dependencies: ["WalletPass", "CCairo", "CCairoLazy", "Support"]),
@@ -182,7 +182,10 @@ let package = Package(
         // The IMAP sign-in against a real Dovecot (dovecot-imapd) the tests start on loopback.
         .testTarget(name: "MailboxLoginTests", dependencies: ["MailboxLogin", "DovecotTestKit", .product(name: "NIOCore", package: "swift-nio")]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
-        .testTarget(name: "PassconduitTests", dependencies: ["passconduit", "Conduit", "PassStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "PassconduitTests", dependencies: [
+            "passconduit", "Barcodes", "Conduit", "DeliveryFilter", "MailboxLogin", "MailMIME", "Milter", "PassRender", "PassStore",
+            "PassUpdate", "PassWeb", "Support", "Updates", "WalletPass", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
         // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).

@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import Support
 
 /// What one `update` check of one pass found (one JSON object, one text line).
 package struct UpdateOutcome: Sendable, Equatable {
@@ -7,16 +8,11 @@ package struct UpdateOutcome: Sendable, Equatable {
         case updated, unchanged, refused, failed, skipped
     }
 
-    package struct Problem: Sendable, Equatable {
-        package var code: String
-        package var message: String
-        package var detail: String
-    }
-
     package var id: PassID
     package var kind: Kind
     /// The HTTP status of the pass request, nil when none was answered.
     package var http: Int?
+    /// Why it was refused, failed or skipped: a code of the closed set, the sentence, the detail.
     package var error: Problem?
     package var changes: [FieldChange] = []
     /// Set when this run registered the pass with its issuer (true) or failed to (false).

@@ -2,6 +2,7 @@ import Conduit
 import Foundation
 import PassStore
 import PassUpdate
+import Support
 import WalletPass
 
 /// What `passconduit update` asked for.
@@ -128,8 +129,8 @@ package final class UpdateRun: Sendable {
             }
             guard let url = state.webServiceURL, let token = state.authenticationToken else {
                 if isNamed {
-                    selection.leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: .init(
-                        code: "no-web-service", message: "This pass does not say where to get its updates.",
+                    selection.leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: Problem(
+                        .noWebService, message: "This pass does not say where to get its updates.",
                         detail: "pass.json has no webServiceURL with an authenticationToken")))
                 }
                 continue
@@ -137,7 +138,7 @@ package final class UpdateRun: Sendable {
             if !isNamed {
                 if let why = schedule.retired(pass, now: started) {
                     if !request.dueOnly {
-                        selection.leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: .init(code: "retired", message: why, detail: "")))
+                        selection.leading.append(UpdateOutcome(id: pass.id, kind: .skipped, error: Problem(.retired, message: why, detail: "")))
                     }
                     continue
                 }
@@ -146,8 +147,8 @@ package final class UpdateRun: Sendable {
             // The server's Retry-After holds even for a pass named on the command line.
             if let retry = state.retryAfter, retry > started {
                 if !request.dueOnly {
-                    var o = UpdateOutcome(id: pass.id, kind: .skipped, error: .init(
-                        code: "try-later", message: "The issuer asked to wait until \(DateText.iso(retry)) before asking again.",
+                    var o = UpdateOutcome(id: pass.id, kind: .skipped, error: Problem(
+                        .tryLater, message: "The issuer asked to wait until \(DateText.iso(retry)) before asking again.",
                         detail: "Retry-After"))
                     o.retryAfter = retry
                     o.temporary = true
@@ -159,7 +160,7 @@ package final class UpdateRun: Sendable {
             do {
                 service = try WebServiceURL(url)
             } catch {
-                var o = UpdateOutcome(id: pass.id, kind: .skipped, error: .init(code: error.code.rawValue, message: error.message, detail: error.detail))
+                var o = UpdateOutcome(id: pass.id, kind: .skipped, error: error.problem)
                 o.temporary = false
                 selection.leading.append(o)
                 state.checkedAt = started
@@ -193,7 +194,7 @@ package final class UpdateRun: Sendable {
                 outcome.unregistered = false
                 outcome.http = failure.http
                 outcome.temporary = failure.isTemporary
-                outcome.error = .init(code: failure.code.rawValue, message: "Could not unregister this removed pass: " + failure.message,
+                outcome.error = Problem(failure.code.problemCode, message: "Could not unregister this removed pass: " + failure.message,
                                       detail: failure.detail)
             }
             trailing.append(outcome)
@@ -333,7 +334,7 @@ package final class UpdateRun: Sendable {
         func finish(_ o: UpdateOutcome) -> (UpdateOutcome, WebServiceState) {
             state.outcome = o.kind.rawValue
             state.http = o.http
-            state.errorCode = o.error?.code
+            state.errorCode = o.error?.code.rawValue
             state.message = o.error?.message ?? Self.summary(o)
             return (o, state)
         }
@@ -348,7 +349,7 @@ package final class UpdateRun: Sendable {
             // a failure otherwise.
             let refusedByUs: Set<UpdateFailure.Code> = [.tooLarge, .redirectRefused, .badResponse]
             var o = UpdateOutcome(id: id, kind: refusedByUs.contains(error.code) ? .refused : .failed, http: error.http,
-                                  error: .init(code: error.code.rawValue, message: error.message, detail: error.detail))
+                                  error: error.problem)
             o.temporary = error.isTemporary
             o.retryAfter = error.retryAfter
             state.retryAfter = error.retryAfter
@@ -377,15 +378,15 @@ package final class UpdateRun: Sendable {
                 state.etag = etag
                 return finish(UpdateOutcome(id: id, kind: .unchanged, http: 200))
             case .refuse(let code, let message, let detail):
-                return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: .init(code: code, message: message, detail: detail)))
+                return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: Problem(code, message: message, detail: detail)))
             case .add, .offer:
                 // Not a web-service decision (the pass is in the library); never taken.
-                return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: .init(
-                    code: "not-in-library", message: "The pass is no longer in your library.", detail: "")))
+                return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: Problem(
+                    .notInLibrary, message: "The pass is no longer in your library.", detail: "")))
             case .replace:
                 guard var record = arrival.record else {   // the policy refuses a pass without pass.json first
-                    return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: .init(
-                        code: "bad-json", message: "The update is not a genuine pass: its pass.json cannot be read.", detail: "")))
+                    return finish(UpdateOutcome(id: id, kind: .refused, http: 200, error: Problem(
+                        .badJSON, message: "The update is not a genuine pass: its pass.json cannot be read.", detail: "")))
                 }
                 record.source = c.pass.source
                 do {
@@ -400,12 +401,12 @@ package final class UpdateRun: Sendable {
                     }
                     return finish(UpdateOutcome(id: id, kind: .updated, http: 200, changes: changes))
                 } catch let error as LibraryError {
-                    return finish(UpdateOutcome(id: id, kind: error.kind == .refused ? .refused : .failed, http: 200, error: .init(
-                        code: error.kind == .refused ? "library-refused" : "library", message: "The update could not be stored.",
+                    return finish(UpdateOutcome(id: id, kind: error.kind == .refused ? .refused : .failed, http: 200, error: Problem(
+                        error.kind == .refused ? .libraryRefused : .library, message: "The update could not be stored.",
                         detail: error.description)))
                 } catch {
-                    return finish(UpdateOutcome(id: id, kind: .failed, http: 200, error: .init(
-                        code: "library", message: "The update could not be stored.", detail: "\(error)")))
+                    return finish(UpdateOutcome(id: id, kind: .failed, http: 200, error: Problem(
+                        .library, message: "The update could not be stored.", detail: "\(error)")))
                 }
             }
         }

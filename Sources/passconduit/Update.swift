@@ -213,7 +213,7 @@ enum UpdateOutcomeText {
             ("id", .string(o.id.description)),
             ("outcome", .string(o.kind.rawValue)),
             ("http", o.http.map { .int(Int64($0)) } ?? .null),
-            ("error", o.error.map { .object([("code", .string($0.code)), ("message", .string($0.message)), ("detail", .string($0.detail))]) } ?? .null),
+            ("error", o.error.map(JSONOutput.problem) ?? .null),
             ("changes", .array(o.changes.map(change))),
         ]
         if let r = o.registered { members.append(("registered", .bool(r))) }

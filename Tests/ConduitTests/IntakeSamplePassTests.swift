@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import Conduit
 import PassStore
+import Support
 import WalletPass
 
 /// The intake policy for the user's `add` on real sample passes opened with the test CA (the
@@ -39,7 +40,7 @@ final class IntakeSamplePassTests: XCTestCase {
         guard case .refuse(let code, _, _) = decide(try found("event-ticket.pkpass", library: .stale), allowUntrusted: false) else {
             return XCTFail("a stale pass must be refused")
         }
-        XCTAssertEqual(code, "older-version")
+        XCTAssertEqual(code, .olderVersion)
     }
 
     func testInvalidPassIsRefusedWithItsUserMessage() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import PassStore
 import WalletPass
 
@@ -40,7 +41,7 @@ package struct Intake: Sendable, Equatable {
         /// Nothing to do, and nothing wrong with that.
         case nothing(Quiet)
         /// Not taken: a stable `code` (JSON, logs), a sentence for people, and the detail.
-        case refuse(code: String, message: String, detail: String)
+        case refuse(code: Problem.Code, message: String, detail: String)
     }
 
     /// Why nothing is done without it being a refusal.
@@ -90,20 +91,20 @@ package struct Intake: Sendable, Equatable {
         guard let record = arrival.record else {
             switch origin {
             case .filter: return .nothing(.notValid)
-            case .user: return .refuse(code: "bad-json", message: "Not added: this pass has no readable pass.json.", detail: "")
+            case .user: return .refuse(code: .badJSON, message: "Not added: this pass has no readable pass.json.", detail: "")
             case .webService:
-                return .refuse(code: "bad-json", message: "The update is not a genuine pass: its pass.json cannot be read.", detail: "")
+                return .refuse(code: .badJSON, message: "The update is not a genuine pass: its pass.json cannot be read.", detail: "")
             }
         }
         if case .webService = origin, let stored, stored.id != record.id {
-            return .refuse(code: "different-pass", message: "The issuer's server sent a different pass, so it was not taken.",
+            return .refuse(code: .differentPass, message: "The issuer's server sent a different pass, so it was not taken.",
                            detail: "asked for \(stored.id), got \(record.id)")
         }
         guard let state else {
             switch origin {
             case .filter: return .nothing(.noLibrary)
             case .user: return .add
-            case .webService: return .refuse(code: "not-in-library", message: "The pass is no longer in your library.", detail: "")
+            case .webService: return .refuse(code: .notInLibrary, message: "The pass is no longer in your library.", detail: "")
             }
         }
         // The team check needs the stored version: without it the library's own check (inside
@@ -118,7 +119,7 @@ package struct Intake: Sendable, Equatable {
         case (.new, .user):
             return .add
         case (.new, .webService):
-            return .refuse(code: "not-in-library", message: "The pass is no longer in your library.", detail: "")
+            return .refuse(code: .notInLibrary, message: "The pass is no longer in your library.", detail: "")
         case (.stale, .filter):
             return .nothing(.stale)
         case (.update, .filter(let stageOffers, let applyUpdates)):
@@ -127,16 +128,16 @@ package struct Intake: Sendable, Equatable {
             return stageOffers ? .offer : .nothing(.switchedOff)
         case (.update, _) where otherTeam, (.stale, .webService) where otherTeam:
             let stored = stored!
-            return .refuse(code: "other-team", message: origin.isUser
+            return .refuse(code: .otherTeam, message: origin.isUser
                            ? "Not added: this pass comes from another team than the one in your library."
                            : "The update comes from another team than your pass, so it was not taken.",
                            detail: "stored team \(stored.teamIdentifier), \(origin.isUser ? "new" : "update") team \(record.teamIdentifier)")
         case (.stale, .user):
-            return .refuse(code: "older-version", message: "Not added: your library already has a newer version of this pass.", detail: "")
+            return .refuse(code: .olderVersion, message: "Not added: your library already has a newer version of this pass.", detail: "")
         case (.stale, .webService):
             let old = stored?.signingTime.map(DateText.iso) ?? "?"
             let new = record.signingTime.map(DateText.iso) ?? "?"
-            return .refuse(code: "older-version",
+            return .refuse(code: .olderVersion,
                            message: "The issuer's server sent an older version than the one you have, so it was not taken.",
                            detail: "update signed \(new), stored version signed \(old)")
         case (.update, .user):
@@ -158,25 +159,25 @@ package struct Intake: Sendable, Equatable {
             if allowUnsigned, let record = arrival.record {
                 // Nothing vouches for an unsigned pass, but the library still needs who it claims to be.
                 guard !record.id.passTypeIdentifier.isEmpty, !record.id.serialNumber.isEmpty else {
-                    return .refuse(code: PassError.Code.missingRequiredKey.rawValue,
+                    return .refuse(code: .missingRequiredKey,
                                    message: "Not added: this unsigned pass has no passTypeIdentifier or serialNumber, which every pass needs.",
                                    detail: "")
                 }
                 return nil
             }
-            return .refuse(code: PassError.Code.missingSignature.rawValue,
+            return .refuse(code: .missingSignature,
                            message: "Not added: \(e?.message ?? "This pass isn't signed.") Use --allow-unsigned to keep it anyway.",
                            detail: e?.detail ?? "")
         case (.invalid, .user):
-            return .refuse(code: e?.code.rawValue ?? "invalid", message: "Not added: \(e?.message ?? "This pass cannot be opened.")",
+            return .refuse(code: e?.code.problemCode ?? .invalid, message: "Not added: \(e?.message ?? "This pass cannot be opened.")",
                            detail: e?.detail ?? "")
         case (.untrusted, .user(let allowUntrusted, _)):
             if allowUntrusted { return nil }
             let reason = e?.message ?? "This pass is signed by someone your trust store does not know."
-            return .refuse(code: e?.code.rawValue ?? "untrusted-signer",
+            return .refuse(code: e?.code.problemCode ?? .untrustedSigner,
                            message: "Not added: \(reason) Use --allow-untrusted to add it anyway.", detail: e?.detail ?? "")
         case (.invalid, .webService):
-            return .refuse(code: e?.code.rawValue ?? "invalid", message: "The update is not a genuine pass: \(e?.message ?? "it cannot be opened.")",
+            return .refuse(code: e?.code.problemCode ?? .invalid, message: "The update is not a genuine pass: \(e?.message ?? "it cannot be opened.")",
                            detail: e?.detail ?? "")
         case (.untrusted, .webService(let allowUntrusted)):
             // Signer continuity: an untrusted version replaces only an untrusted one.
@@ -185,7 +186,7 @@ package struct Intake: Sendable, Equatable {
             let why = storedUntrusted
                 ? "it is signed by someone your trust store does not know (allow untrusted passes to take it)."
                 : "it is signed by someone your trust store does not know, and the version you have is trusted."
-            return .refuse(code: e?.code.rawValue ?? "untrusted-signer", message: "The update was not taken: \(why)", detail: e?.detail ?? "")
+            return .refuse(code: e?.code.problemCode ?? .untrustedSigner, message: "The update was not taken: \(why)", detail: e?.detail ?? "")
         }
     }
 }
