@@ -121,9 +121,8 @@ struct Scan: ParsableCommand {
 /// The exit status of a scan that found no pass (see `scan --help`).
 enum ScanOutcome {
     static func status(problems: [InputProblem]) -> ExitStatus {
-        if problems.contains(where: { $0.status == .ioError }) { return .ioError }
-        if problems.contains(where: { $0.status == .dataError }) { return .dataError }
-        if problems.contains(where: { $0.status == .noInput }) { return .noInput }
+        let statuses = Set(problems.map { ExitStatus($0.code) })
+        for status in [ExitStatus.ioError, .dataError, .noInput] where statuses.contains(status) { return status }
         return .noPassFound
     }
 }

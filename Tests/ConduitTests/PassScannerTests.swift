@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import XCTest
 @testable import Conduit
 import WalletPass
@@ -69,7 +70,7 @@ final class PassScannerTests: XCTestCase {
             }
         }
         XCTAssertEqual(found, 2)
-        XCTAssertEqual(problems.map(\.status), [.noInput, .dataError])
+        XCTAssertEqual(problems.map(\.code), [.inputUnavailable, .inputUnusable])
         XCTAssertEqual(problems.first?.description, "/nonexistent/x.eml: no such file or folder")
     }
 
@@ -103,9 +104,5 @@ final class PassScannerTests: XCTestCase {
             if case .found(let pass) = event { messages.append(pass.source.message) }
         }
         XCTAssertEqual(messages, [2, 4, 4])
-    }
-
-    func testScanExitStatusPrefersIOErrorsThenDataThenNoInput() {
-        XCTAssertEqual(InputProblem(input: "a", message: "m", status: .noInput).status, .noInput)
     }
 }

@@ -50,8 +50,8 @@ final class ProblemTests: XCTestCase {
                      .tooLarge, .redirectRefused, .badResponse] {
             errors.append(("UpdateFailure \(code.rawValue)", UpdateFailure(code, "The issuer's server did not answer.", detail: "d")))
         }
-        for status in [ExitStatus.noInput, .ioError, .dataError] {
-            errors.append(("InputProblem \(status)", InputProblem(input: "inbox.mbox", message: "is empty", status: status)))
+        for code in [Problem.Code.inputUnavailable, .inputReadFailed, .inputUnusable] {
+            errors.append(("InputProblem \(code)", InputProblem(input: "inbox.mbox", message: "is empty", code: code)))
         }
         for status in [ExitStatus.usage, .dataError, .noInput, .unavailable, .cannotCreate, .ioError, .tempFailure,
                        .noPermission, .configError] {
@@ -144,6 +144,20 @@ final class ProblemTests: XCTestCase {
 
         XCTAssertEqual(WebApp.errorJSON(.invalidToken, "This API token is not known here.").line,
                        #"{"error":{"code":"invalid-token","message":"This API token is not known here."}}"#)
+    }
+
+    /// The command line alone turns what happened into an exit status: an input's code into the
+    /// status `scan` and `add` end with when no pass is found, read errors first, then unusable
+    /// data, then missing inputs.
+    func testTheCommandLineMapsInputCodesToExitStatuses() {
+        XCTAssertEqual(ExitStatus(Problem.Code.inputUnavailable), .noInput)
+        XCTAssertEqual(ExitStatus(Problem.Code.inputReadFailed), .ioError)
+        XCTAssertEqual(ExitStatus(Problem.Code.inputUnusable), .dataError)
+        func problem(_ code: Problem.Code) -> InputProblem { InputProblem(input: "x", message: "m", code: code) }
+        XCTAssertEqual(ScanOutcome.status(problems: []), .noPassFound)
+        XCTAssertEqual(ScanOutcome.status(problems: [problem(.inputUnavailable)]), .noInput)
+        XCTAssertEqual(ScanOutcome.status(problems: [problem(.inputUnavailable), problem(.inputUnusable)]), .dataError)
+        XCTAssertEqual(ScanOutcome.status(problems: [problem(.inputUnusable), problem(.inputReadFailed), problem(.inputUnavailable)]), .ioError)
     }
 
     /// The intake's refusals and the update run's outcomes carry codes of the closed set, with

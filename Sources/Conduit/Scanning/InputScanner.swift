@@ -46,7 +46,7 @@ package struct InputScanner: Sendable {
         }
         var info = stat()
         guard PathBytes.stat(input, &info) == 0 else {
-            emit(.problem(InputProblem(input: input, message: Self.reason(errno, verb: "cannot be opened"), status: .noInput)))
+            emit(.problem(InputProblem(input: input, message: Self.reason(errno, verb: "cannot be opened"), code: .inputUnavailable)))
             return
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
@@ -55,7 +55,7 @@ package struct InputScanner: Sendable {
         }
         let fd = PathBytes.open(input, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            emit(.problem(InputProblem(input: input, message: Self.reason(errno, verb: "cannot be read"), status: .noInput)))
+            emit(.problem(InputProblem(input: input, message: Self.reason(errno, verb: "cannot be read"), code: .inputUnavailable)))
             return
         }
         defer { close(fd) }
@@ -67,10 +67,10 @@ package struct InputScanner: Sendable {
         do {
             reader = try MaildirReader(path: path, limits: scanner.limits.mime)
         } catch let error as MailboxError where error.code != .notAMaildir {
-            emit(.problem(InputProblem(input: path, message: "cannot be read as a Maildir: \(error.detail) \(error.path)", status: .noInput)))
+            emit(.problem(InputProblem(input: path, message: "cannot be read as a Maildir: \(error.detail) \(error.path)", code: .inputUnavailable)))
             return
         } catch {
-            emit(.problem(InputProblem(input: path, message: "is a folder but not a Maildir (it has no cur/ or new/ folder)", status: .noInput)))
+            emit(.problem(InputProblem(input: path, message: "is a folder but not a Maildir (it has no cur/ or new/ folder)", code: .inputUnavailable)))
             return
         }
         // Each worker reads its own files: opening and reading are a good part of a Maildir's cost.
@@ -97,11 +97,11 @@ package struct InputScanner: Sendable {
             // What an input is (a From_ line, a zip signature, binary data) shows in its first bytes.
             prefix = try Self.readUpTo(fd, count: max(scanner.limits.sniffBytes, Limits.minimumSniffBytes))
         } catch {
-            emit(.problem(InputProblem(input: input, message: Self.reason(error.code, verb: "cannot be read"), status: .ioError)))
+            emit(.problem(InputProblem(input: input, message: Self.reason(error.code, verb: "cannot be read"), code: .inputReadFailed)))
             return
         }
         if prefix.isEmpty {
-            emit(.problem(InputProblem(input: input, message: "is empty", status: .noInput)))
+            emit(.problem(InputProblem(input: input, message: "is empty", code: .inputUnavailable)))
             return
         }
         // Windows editors save a UTF-8 byte order mark, and messages copied out of webmail often
@@ -121,7 +121,7 @@ package struct InputScanner: Sendable {
             return
         }
         if !Self.startsLikeMail(prefix) && Self.looksBinary(prefix) {
-            emit(.problem(InputProblem(input: input, message: "is binary data, neither a mail message nor a Wallet pass", status: .dataError)))
+            emit(.problem(InputProblem(input: input, message: "is binary data, neither a mail message nor a Wallet pass", code: .inputUnusable)))
             return
         }
         // A named regular file is mapped (its first bytes are at offset 0: it was opened here);
@@ -154,16 +154,16 @@ package struct InputScanner: Sendable {
             let rest = try Self.readUpTo(fd, count: cap + 1 - bytes.count)
             bytes += rest
         } catch {
-            emit(.problem(InputProblem(input: input, message: Self.reason(error.code, verb: "cannot be read"), status: .ioError)))
+            emit(.problem(InputProblem(input: input, message: Self.reason(error.code, verb: "cannot be read"), code: .inputReadFailed)))
             return
         }
         guard bytes.count <= cap else {
-            emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(Self.size(cap)), too large for a Wallet pass", status: .dataError)))
+            emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(Self.size(cap)), too large for a Wallet pass", code: .inputUnusable)))
             return
         }
         let byContent = scanner.contentKind(bytes)
         guard let kind = byContent ?? named else {
-            emit(.problem(InputProblem(input: input, message: "is a zip archive but not a Wallet pass (no pass.json inside)", status: .dataError)))
+            emit(.problem(InputProblem(input: input, message: "is a zip archive but not a Wallet pass (no pass.json inside)", code: .inputUnusable)))
             return
         }
         var reasons: [DetectionReason] = []
@@ -197,9 +197,9 @@ package struct InputScanner: Sendable {
                 messages += 1
                 return .message(message)
             } catch let error as MailboxError {
-                failure = InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(Self.plain(error.detail))", status: .ioError)
+                failure = InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(Self.plain(error.detail))", code: .inputReadFailed)
             } catch {
-                failure = InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(error)", status: .ioError)
+                failure = InputProblem(input: input, message: "stopped reading after \(messages) message(s): \(error)", code: .inputReadFailed)
             }
             return nil
         }
@@ -253,11 +253,11 @@ package struct InputScanner: Sendable {
                 message = try maildir.readMessage(at: position)
             } catch let error as MailboxError {
                 // A Maildir message is a file of its own: one that cannot be read is skipped.
-                let status: ExitStatus = error.code == .cannotOpen ? .noInput : .ioError
-                outcome.events.append(.problem(InputProblem(input: error.path, message: "cannot be read: \(Self.plain(error.detail))", status: status)))
+                let code: Problem.Code = error.code == .cannotOpen ? .inputUnavailable : .inputReadFailed
+                outcome.events.append(.problem(InputProblem(input: error.path, message: "cannot be read: \(Self.plain(error.detail))", code: code)))
                 return outcome
             } catch {
-                outcome.events.append(.problem(InputProblem(input: maildir.path(at: position), message: "cannot be read: \(error)", status: .ioError)))
+                outcome.events.append(.problem(InputProblem(input: maildir.path(at: position), message: "cannot be read: \(error)", code: .inputReadFailed)))
                 return outcome
             }
         }
@@ -265,11 +265,11 @@ package struct InputScanner: Sendable {
         outcome.bytes = message.byteCount
         if message.oversize {
             let limit = scanner.limits.mime.maxMessageBytes
-            outcome.events.append(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(Self.size(limit)) and was skipped", status: .dataError)))
+            outcome.events.append(.problem(InputProblem(input: input, message: "message \(message.index) is larger than \(Self.size(limit)) and was skipped", code: .inputUnusable)))
         } else {
             let source = PassSourceInfo(input: input, message: message.index, messagePath: message.path)
             let found = scanner.scanMessage(message.bytes, source: source) { sentence in
-                outcome.events.append(.problem(InputProblem(input: input, message: "message \(message.index) \(sentence)", status: .dataError)))
+                outcome.events.append(.problem(InputProblem(input: input, message: "message \(message.index) \(sentence)", code: .inputUnusable)))
             }
             for pass in found { outcome.events.append(.found(pass)) }
         }

@@ -30,5 +30,7 @@ package struct FilterPlan: Sendable {
         return nil
     }
 
-    package var exitStatus: ExitStatus { output == .nothing ? .tempFailure : .success }
+    /// Nothing is written: the host keeps the message and tries again later (`passconduit filter`
+    /// exits 75, a milter answers tempfail).
+    package var retryLater: Bool { output == .nothing }
 }

@@ -1,5 +1,9 @@
-/// Process exit statuses, from sysexits.h, named once for every command.
-package enum ExitStatus: Int32, Sendable {
+import Support
+
+/// Process exit statuses, from sysexits.h, named once for every command. Only the command line
+/// has them: the layers below say what happened (a `Problem.Code`, a plan), and `init(_:)` below
+/// is the one place a code becomes a status.
+enum ExitStatus: Int32, Sendable {
     case success = 0
     /// `scan` found no pass (grep-style).
     case noPassFound = 1
@@ -15,4 +19,15 @@ package enum ExitStatus: Int32, Sendable {
     case noPermission = 77 // EX_NOPERM
     /// The configuration file is broken (the message names file, line and key).
     case configError = 78  // EX_CONFIG
+}
+
+extension ExitStatus {
+    /// The status a problem of the scanned inputs stands for when no pass is found at all.
+    init(_ code: Problem.Code) {
+        switch code {
+        case .inputUnavailable: self = .noInput
+        case .inputReadFailed: self = .ioError
+        default: self = .dataError
+        }
+    }
 }
