@@ -3,6 +3,7 @@ import Glibc
 #endif
 import DeliveryFilter
 import Dispatch
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// `passconduit milter` as a process: listen, serve until SIGTERM or SIGINT (then finish the open
@@ -17,6 +18,14 @@ package enum MilterDaemon {
                             metrics: (host: String, port: Int)? = nil, privileges: MilterPrivileges? = nil,
                             ready: @Sendable (MilterServer) -> Void = { _ in },
                             reload: @escaping @Sendable () -> Result<MilterSettings, FilterError>) -> Int32 {
+        // SIGTERM, SIGINT and SIGHUP are blocked before the daemon starts a thread, so every thread
+        // inherits the mask: a signal sent at any moment, even while the daemon binds its socket,
+        // stays pending until the signal thread below takes it. (A dispatch signal source set up
+        // after the listener left a window where SIGTERM killed the daemon, or was dropped.)
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&handled, s) }
+        pthread_sigmask(SIG_BLOCK, &handled, nil)
         signal(SIGPIPE, SIG_IGN)
         signal(SIGXFSZ, SIG_IGN)
         let server = MilterServer(settings: settings)
@@ -63,30 +72,29 @@ package enum MilterDaemon {
             server.log("running as user \(privileges.user) (uid \(privileges.uid)), group \(privileges.groupName) (gid \(privileges.gid))")
         }
         ready(server)
-        var sources: [DispatchSourceSignal] = []
-        let queue = DispatchQueue(label: "passconduit.milter.signals")
-        for s in [SIGTERM, SIGINT] {
-            signal(s, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: s, queue: queue)
-            source.setEventHandler { server.stop(graceSeconds: graceSeconds) }
-            source.resume()
-            sources.append(source)
-        }
-        signal(SIGHUP, SIG_IGN)
-        let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
-        hup.setEventHandler {
-            switch reload() {
-            case .success(let settings): server.reload(settings)
-            case .failure(let problem): server.log("reload failed, keeping the old settings: \(problem)")
+        let finished = NIOLockedValueBox(false)
+        let waitFor = handled
+        // One thread of its own, blocked in sigwait for the daemon's life.
+        DispatchQueue(label: "passconduit.milter.signals").async {
+            var set = waitFor
+            while true {
+                var signal: Int32 = 0
+                guard sigwait(&set, &signal) == 0, !finished.withLockedValue({ $0 }) else { continue }
+                if signal == SIGHUP {
+                    switch reload() {
+                    case .success(let settings): server.reload(settings)
+                    case .failure(let problem): server.log("reload failed, keeping the old settings: \(problem)")
+                    }
+                } else {
+                    server.stop(graceSeconds: graceSeconds)
+                }
             }
         }
-        hup.resume()
-        sources.append(hup)
         server.wait()
         if case .unix(let path) = address { _ = unlink(path) }
         server.log("stopped")
+        finished.withLockedValue { $0 = true }
         server.shutdown()
-        for source in sources { source.cancel() }
         return 0
     }
 

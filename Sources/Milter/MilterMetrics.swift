@@ -1,4 +1,5 @@
 import DeliveryFilter
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -11,6 +12,9 @@ package final class MilterMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let scanSeconds: DurationHistogram
     private let workerKills: Counter
+    /// Counters already made, by metric name and label value: the registry's `makeCounter`
+    /// builds a descriptor and takes its lock each time, and every message counts at least once.
+    private let counters = NIOLockedValueBox<[String: Counter]>([:])
 
     package init() {
         scanSeconds = registry.makeDurationHistogram(
@@ -33,24 +37,36 @@ package final class MilterMetrics: Sendable {
         case .unchanged: result = verdict.skipped == nil ? "unchanged" : "not-local"
         case .rewritten: result = "headers"
         }
-        registry.makeCounter(descriptor: Self.name("passconduit_milter_messages_total", "Messages answered, by what was done to them."), labels: [("result", result)]).increment()
+        count("passconduit_milter_messages_total", "Messages answered, by what was done to them.", "result", result)
         for report in verdict.plan.reports {
-            registry.makeCounter(descriptor: Self.name("passconduit_milter_passes_total", "Passes found, by verdict (a valid pass by its library state when there is one)."), labels: [("verdict", report.category)]).increment()
+            count("passconduit_milter_passes_total", "Passes found, by verdict (a valid pass by its library state when there is one).", "verdict", report.category)
         }
         for note in verdict.plan.libraries {
             if let error = note.error {
-                registry.makeCounter(descriptor: Self.name("passconduit_milter_library_errors_total", "Recipient libraries that could not be used, by error code."), labels: [("code", error.code.rawValue)]).increment()
+                count("passconduit_milter_library_errors_total", "Recipient libraries that could not be used, by error code.", "code", error.code.rawValue)
                 continue
             }
             for entry in note.outcome.split(separator: ",") {
                 let action = entry.split(separator: "/").last.map(String.init) ?? String(entry)
-                registry.makeCounter(descriptor: Self.name("passconduit_milter_library_outcomes_total", "What was done in a recipient's library per pass (offered, updated, none), or no-library."), labels: [("action", action)]).increment()
+                count("passconduit_milter_library_outcomes_total", "What was done in a recipient's library per pass (offered, updated, none), or no-library.", "action", action)
             }
         }
         if let error = verdict.plan.error {
-            registry.makeCounter(descriptor: Self.name("passconduit_milter_errors_total", "Messages whose scan failed or ran out of time, by error code."), labels: [("code", error.code.rawValue)]).increment()
+            count("passconduit_milter_errors_total", "Messages whose scan failed or ran out of time, by error code.", "code", error.code.rawValue)
         }
         scanSeconds.recordNanoseconds(Int64((max(0, verdict.elapsed) * 1e9).rounded()))
+    }
+
+    /// Adds one to the counter `name` with the one label `label`=`value`.
+    private func count(_ name: String, _ help: String, _ label: String, _ value: String) {
+        let key = name + "\u{0}" + value
+        let counter = counters.withLockedValue { made -> Counter in
+            if let counter = made[key] { return counter }
+            let counter = registry.makeCounter(descriptor: Self.name(name, help), labels: [(label, value)])
+            made[key] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// A scan worker was killed.

@@ -151,7 +151,7 @@ final class MilterSession {
         guard payload.readInteger(as: UInt8.self) != nil else { return nil }
         var found: String?
         while let name = cStringBytes(&payload), let value = cStringBytes(&payload) {
-            guard name == [0x69] || name == Array("{i}".utf8) else { continue }
+            guard name == [0x69] || name == [0x7B, 0x69, 0x7D] else { continue }   // "i" or "{i}"
             let id = value.prefix(32)
             guard !id.isEmpty, id.count == value.count,
                   id.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { continue }

@@ -123,6 +123,37 @@ final class GatewayOperabilityTests: XCTestCase {
         XCTAssertTrue(bad.output.contains("cannot be read"), bad.output)
     }
 
+    /// SIGTERM the moment the socket appears (systemd stopping a unit it has just started, an
+    /// operator's quick restart): the daemon stops as it always does, exit 0 and "stopped" in its
+    /// log, and is never killed by the signal itself. The old daemon set its signal handling up
+    /// after binding the listeners, and a SIGTERM in between ended it by the default action.
+    func testSIGTERMTheMomentTheSocketAppearsStopsTheDaemonCleanly() throws {
+        for round in 0..<12 {
+            let dir = home.appendingPathComponent("round\(round)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let socket = dir.appendingPathComponent("milter.sock").path
+            let process = Process()
+            process.executableURL = Binary.url
+            process.arguments = ["milter", "--listen", "unix:" + socket, "--trust", Run.sample("ca/trust"),
+                                 "--metrics", "127.0.0.1:\(MilterKit.freePort())"]
+            process.environment = FilterRun.environment(dir)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var st = stat()
+            let end = Date().addingTimeInterval(30)
+            while lstat(socket, &st) != 0 && process.isRunning && Date() < end { usleep(200) }
+            let appeared = lstat(socket, &st) == 0
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            XCTAssertTrue(appeared, "round \(round): no socket")
+            XCTAssertEqual(process.terminationReason, .exit, "round \(round): ended by signal \(process.terminationStatus)")
+            XCTAssertEqual(process.terminationStatus, 0, "round \(round)")
+            let log = (try? String(contentsOf: dir.appendingPathComponent("state/passconduit/milter.log"), encoding: .utf8)) ?? ""
+            XCTAssertTrue(log.hasSuffix(" stopped\n"), "round \(round): \(log)")
+        }
+    }
+
     func testTheQueueIDIsOnTheLogLine() throws {
         milter = try MilterProcess(home: home, arguments: ["--library", home.appendingPathComponent("library.sqlite").path])
         let out = try GatewayMilter.send(try ticket(forged: false), to: ["alice@example.org"], port: milter!.port, scratch: home, queueID: "4Fz9Kq1XyZ")

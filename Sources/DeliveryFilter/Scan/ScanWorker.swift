@@ -190,7 +190,8 @@ package final class ScanWorkerPool: Sendable {
         var sent = 0
         var received: [UInt8] = []
         var expected: Int? = nil
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        // Not zeroed first: recv writes what is read, and only that much is used.
+        var chunk = [UInt8](unsafeUninitializedCapacity: 64 << 10) { _, count in count = 64 << 10 }
         while true {
             let left = deadline - .now
             if left <= .zero { return .late }

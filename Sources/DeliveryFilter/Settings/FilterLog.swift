@@ -43,10 +43,14 @@ package struct FilterLog: Sendable {
             }
         case .file:
             guard let path else { return }
-            let dir = (path as NSString).deletingLastPathComponent
-            makeDirectories(dir)
             let flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
             var fd = open(path, flags, 0o600)
+            if fd < 0 && errno == ENOENT {
+                // The folder is made only when it is missing: a daemon's line per message costs
+                // one open, not a mkdir per path component before it.
+                makeDirectories((path as NSString).deletingLastPathComponent)
+                fd = open(path, flags, 0o600)
+            }
             guard fd >= 0 else { return }
             var st = stat()
             if fstat(fd, &st) == 0, Int(st.st_size) >= Self.rotateBytes {
