@@ -70,9 +70,9 @@ enum LibraryRows {
     }
 
     /// Decodes a row of `offerColumns`.
-    static func offer(_ row: Row) throws -> Offer {
+    static func offer(_ row: Row, path: String) throws -> Offer {
         var columns = Columns(row)
-        return try OfferRow.offer(reading: &columns)
+        return try OfferRow.offer(reading: &columns, location: path)
     }
 
     // MARK: - Queries used by several operations
@@ -105,14 +105,14 @@ enum LibraryRows {
         return LibraryRules.StoredIdentity(rowID: row["id"], sha256: row["sha256"], signingTime: date(row["signingTime"]))
     }
 
-    static func fetchOffer(_ db: Database, offerID: Int64) throws -> Offer? {
-        try Row.fetchOne(db, sql: "SELECT \(offerColumns) FROM offer WHERE id = ?", arguments: [offerID]).map(offer)
+    static func fetchOffer(_ db: Database, offerID: Int64, path: String) throws -> Offer? {
+        try Row.fetchOne(db, sql: "SELECT \(offerColumns) FROM offer WHERE id = ?", arguments: [offerID]).map { try offer($0, path: path) }
     }
 
-    static func fetchOffer(_ db: Database, passID: PassID) throws -> Offer? {
+    static func fetchOffer(_ db: Database, passID: PassID, path: String) throws -> Offer? {
         guard !passID.containsNUL else { return nil }
         return try Row.fetchOne(db, sql: "SELECT \(offerColumns) FROM offer WHERE passTypeIdentifier = ? AND serialNumber = ?",
-                         arguments: [passID.passTypeIdentifier, passID.serialNumber]).map(offer)
+                         arguments: [passID.passTypeIdentifier, passID.serialNumber]).map { try offer($0, path: path) }
     }
 
     static func insertBlob(_ db: Database, _ r: PassRecord) throws {

@@ -10,7 +10,7 @@ extension PassLibrary {
     package func stageOffer(_ record: PassRecord) throws -> Offer {
         let r = try validated(record, allowUntrusted: true, operation: "offer")
         return try write("offer") { db in
-            switch LibraryRules.stageOffer(r, existing: try LibraryRows.fetchOffer(db, passID: r.id), now: options.now) {
+            switch LibraryRules.stageOffer(r, existing: try LibraryRows.fetchOffer(db, passID: r.id, path: path), now: options.now) {
             case .keep(let existing):
                 return existing
             case .update(let offerID, let row, let releasing, let log):
@@ -25,7 +25,7 @@ extension PassLibrary {
                                arguments: LibraryRows.arguments(row.values))
                 try LibraryRows.log(db, log)
             }
-            guard let offer = try LibraryRows.fetchOffer(db, passID: r.id) else {
+            guard let offer = try LibraryRows.fetchOffer(db, passID: r.id, path: path) else {
                 throw LibraryRules.vanished("offer: \(r.id)", location: path)
             }
             return offer
@@ -36,12 +36,12 @@ extension PassLibrary {
     package func offers() throws -> [Offer] {
         try read("offers") { db in
             try Row.fetchAll(db, sql: "SELECT \(LibraryRows.offerColumns) FROM offer ORDER BY createdAt, id")
-                .map(LibraryRows.offer)
+                .map { try LibraryRows.offer($0, path: path) }
         }
     }
 
     package func offer(_ offerID: Int64) throws -> Offer? {
-        try read("offer") { db in try LibraryRows.fetchOffer(db, offerID: offerID) }
+        try read("offer") { db in try LibraryRows.fetchOffer(db, offerID: offerID, path: path) }
     }
 
     /// The staged .pkpass bytes, for the conduit to open and verify again before accepting.
@@ -63,7 +63,7 @@ extension PassLibrary {
     package func acceptOffer(_ offerID: Int64, record: PassRecord, allowUntrusted: Bool = false) throws -> StoredPass {
         let r = try validated(record, allowUntrusted: allowUntrusted, operation: "accept")
         return try write("accept") { db in
-            let offer = try LibraryRows.fetchOffer(db, offerID: offerID)
+            let offer = try LibraryRows.fetchOffer(db, offerID: offerID, path: path)
             let existing = try offer == nil ? nil : LibraryRows.fetchPass(db, r.id, path: path)
             switch try LibraryRules.accept(r, offerID: offerID, offer: offer, existing: existing, keptVersions: options.keptVersions,
                                            now: options.now, location: path) {
@@ -81,7 +81,7 @@ extension PassLibrary {
     /// The user declined an offer: it and (unless something else uses them) its bytes go.
     package func declineOffer(_ offerID: Int64) throws {
         try write("decline") { db in
-            let plan = try LibraryRules.decline(offerID, offer: try LibraryRows.fetchOffer(db, offerID: offerID),
+            let plan = try LibraryRules.decline(offerID, offer: try LibraryRows.fetchOffer(db, offerID: offerID, path: path),
                                                 now: options.now, location: path)
             try db.execute(sql: "DELETE FROM offer WHERE id = ?", arguments: [offerID])
             try LibraryRows.deleteBlobIfUnused(db, plan.releasing)

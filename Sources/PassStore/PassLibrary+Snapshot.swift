@@ -16,7 +16,7 @@ extension PassLibrary {
                 LibrarySnapshot.Version(pass: try LibraryRows.storedPass(row, decoder: decoder, path: path),
                                         replacedAt: Date(timeIntervalSince1970: row["replacedAt"]))
             }
-            s.offers = try Row.fetchAll(db, sql: "SELECT \(LibraryRows.offerColumns) FROM offer ORDER BY id").map(LibraryRows.offer)
+            s.offers = try Row.fetchAll(db, sql: "SELECT \(LibraryRows.offerColumns) FROM offer ORDER BY id").map { try LibraryRows.offer($0, path: path) }
             s.changes = try Row.fetchAll(db, sql: """
                 SELECT sequence, kind, passTypeIdentifier, serialNumber, sha256, at FROM change_log ORDER BY sequence
                 """).map { row in

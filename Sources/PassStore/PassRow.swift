@@ -62,7 +62,7 @@ package struct PassRow: Sendable {
         passTypeIdentifier = p.id.passTypeIdentifier
         serialNumber = p.id.serialNumber
         teamIdentifier = p.teamIdentifier
-        status = p.status
+        status = p.status.rawValue
         sha256 = p.sha256
         byteCount = p.byteCount
         organizationName = p.organizationName
@@ -126,9 +126,12 @@ package struct PassRow: Sendable {
         } catch {
             throw LibraryError(.notALibrary, "the fields of a stored pass are damaged (\(error))", path: location)
         }
+        guard let storedStatus = StoredStatus(rawValue: status), storedStatus != .invalid else {
+            throw LibraryError(.notALibrary, "a stored pass has the unknown status “\(status)”", path: location)
+        }
         return StoredPass(
             id: PassID(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber),
-            teamIdentifier: teamIdentifier, status: status, sha256: sha256, byteCount: byteCount,
+            teamIdentifier: teamIdentifier, status: storedStatus, sha256: sha256, byteCount: byteCount,
             organizationName: organizationName, description: description, kind: kind,
             relevantDate: Self.date(relevantDate), expirationDate: Self.date(expirationDate), voided: voided,
             signerSubject: signerSubject, signingTime: Self.date(signingTime), fields: decodedFields,
@@ -199,7 +202,7 @@ package struct OfferRow: Sendable {
         passTypeIdentifier = o.passID.passTypeIdentifier
         serialNumber = o.passID.serialNumber
         teamIdentifier = o.teamIdentifier
-        status = o.status
+        status = o.status.rawValue
         sha256 = o.sha256
         byteCount = o.byteCount
         organizationName = o.organizationName
@@ -233,9 +236,9 @@ package struct OfferRow: Sendable {
     }
 
     /// Reads a whole offer row: its id, then the other columns.
-    package static func offer(reading c: inout some ColumnReader) throws -> Offer {
+    package static func offer(reading c: inout some ColumnReader, location: String) throws -> Offer {
         let offerID = Int64(try c.integer())
-        return try OfferRow(reading: &c).offer(id: offerID)
+        return try OfferRow(reading: &c).offer(id: offerID, location: location)
     }
 
     /// The values to bind for the columns after `id`, in order.
@@ -247,9 +250,12 @@ package struct OfferRow: Sendable {
         ]
     }
 
-    package func offer(id: Int64) -> Offer {
-        Offer(offerID: id, passID: PassID(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber),
-              teamIdentifier: teamIdentifier, status: status, sha256: sha256, byteCount: byteCount,
+    package func offer(id: Int64, location: String) throws -> Offer {
+        guard let offerStatus = OfferStatus(rawValue: status) else {
+            throw LibraryError(.notALibrary, "offer \(id) has the unknown status “\(status)”", path: location)
+        }
+        return Offer(offerID: id, passID: PassID(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber),
+              teamIdentifier: teamIdentifier, status: offerStatus, sha256: sha256, byteCount: byteCount,
               organizationName: organizationName, description: description, kind: kind,
               signingTime: PassRow.date(signingTime),
               source: PassRow.source(messageID: sourceMessageID, subject: sourceSubject, file: sourceFile, receivedAt: sourceReceivedAt),

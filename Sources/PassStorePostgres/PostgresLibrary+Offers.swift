@@ -8,7 +8,7 @@ extension PostgresLibrary {
         let r = try validated(record, allowUntrusted: true, operation: "offer")
         let location = self.location, now = options.now
         return try await write("offer") { tx in
-            switch LibraryRules.stageOffer(r, existing: try await PostgresRows.fetchOffer(tx, passID: r.id), now: now) {
+            switch LibraryRules.stageOffer(r, existing: try await PostgresRows.fetchOffer(tx, passID: r.id, location: location), now: now) {
             case .keep(let existing):
                 return existing
             case .update(let offerID, let row, let releasing, let log):
@@ -29,7 +29,7 @@ extension PostgresLibrary {
                     """, [tx.user, offerID] + PostgresRows.values(row.values))
                 try await PostgresRows.log(tx, log)
             }
-            guard let offer = try await PostgresRows.fetchOffer(tx, passID: r.id) else {
+            guard let offer = try await PostgresRows.fetchOffer(tx, passID: r.id, location: location) else {
                 throw LibraryRules.vanished("offer: \(r.id)", location: location)
             }
             return offer
@@ -37,14 +37,16 @@ extension PostgresLibrary {
     }
 
     package func offers() async throws -> [Offer] {
-        try await read("offers") { tx in
+        let location = self.location
+        return try await read("offers") { tx in
             try await tx.rows(#"SELECT \#(PostgresRows.offerColumns) FROM passconduit.offer WHERE "user" = $1 ORDER BY created_at, id"#,
-                              [tx.user]).map(PostgresRows.offer)
+                              [tx.user]).map { try PostgresRows.offer($0, location: location) }
         }
     }
 
     package func offer(_ offerID: Int64) async throws -> Offer? {
-        try await read("offer") { tx in try await PostgresRows.fetchOffer(tx, offerID: offerID) }
+        let location = self.location
+        return try await read("offer") { tx in try await PostgresRows.fetchOffer(tx, offerID: offerID, location: location) }
     }
 
     package func offerBytes(_ offerID: Int64) async throws -> [UInt8] {
@@ -65,7 +67,7 @@ extension PostgresLibrary {
         let r = try validated(record, allowUntrusted: allowUntrusted, operation: "accept")
         let location = self.location, now = options.now, step = replaceStep
         return try await write("accept") { tx in
-            let offer = try await PostgresRows.fetchOffer(tx, offerID: offerID)
+            let offer = try await PostgresRows.fetchOffer(tx, offerID: offerID, location: location)
             let existing = offer == nil ? nil : try await PostgresRows.fetchPass(tx, r.id, location: location)
             switch try LibraryRules.accept(r, offerID: offerID, offer: offer, existing: existing, keptVersions: step.keptVersions,
                                            now: now, location: location) {
@@ -83,7 +85,7 @@ extension PostgresLibrary {
     package func declineOffer(_ offerID: Int64) async throws {
         let location = self.location, now = options.now
         try await write("decline") { tx in
-            let plan = try LibraryRules.decline(offerID, offer: try await PostgresRows.fetchOffer(tx, offerID: offerID),
+            let plan = try LibraryRules.decline(offerID, offer: try await PostgresRows.fetchOffer(tx, offerID: offerID, location: location),
                                                 now: now, location: location)
             try await tx.run(#"DELETE FROM passconduit.offer WHERE "user" = $1 AND id = $2"#, [tx.user, offerID])
             try await PostgresRows.deleteBlobIfUnused(tx, plan.releasing)

@@ -34,7 +34,7 @@ extension PostgresLibrary {
                 s.versions.append(LibrarySnapshot.Version(pass: pass, replacedAt: Date(timeIntervalSince1970: replaced)))
             }
             s.offers = try await tx.rows(#"SELECT \#(PostgresRows.offerColumns) FROM passconduit.offer WHERE "user" = $1 ORDER BY id"#,
-                                         [tx.user]).map(PostgresRows.offer)
+                                         [tx.user]).map { try PostgresRows.offer($0, location: location) }
             s.changes = try await Self.changes(tx, after: 0, limit: Int.max, location: location, all: true)
             for row in try await tx.rows(#"SELECT sha256, bytes FROM passconduit.pass_blob WHERE "user" = $1"#, [tx.user]) {
                 let (digest, buffer) = try row.decode((String, ByteBuffer).self)

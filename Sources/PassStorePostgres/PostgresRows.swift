@@ -77,9 +77,9 @@ enum PostgresRows {
     }
 
     /// Decodes a row of `offerColumns`.
-    static func offer(_ row: PostgresRow) throws -> Offer {
+    static func offer(_ row: PostgresRow, location: String) throws -> Offer {
         var columns = Columns(row)
-        return try OfferRow.offer(reading: &columns)
+        return try OfferRow.offer(reading: &columns, location: location)
     }
 
     // MARK: - Queries used by several operations
@@ -100,15 +100,15 @@ enum PostgresRows {
         return LibraryRules.StoredIdentity(rowID: rowID, sha256: sha256, signingTime: date(signing))
     }
 
-    static func fetchOffer(_ tx: PostgresTransaction, offerID: Int64) async throws -> Offer? {
+    static func fetchOffer(_ tx: PostgresTransaction, offerID: Int64, location: String) async throws -> Offer? {
         try await tx.rows(#"SELECT \#(offerColumns) FROM passconduit.offer WHERE "user" = $1 AND id = $2"#, [tx.user, offerID])
-            .first.map(offer)
+            .first.map { try offer($0, location: location) }
     }
 
-    static func fetchOffer(_ tx: PostgresTransaction, passID: PassID) async throws -> Offer? {
+    static func fetchOffer(_ tx: PostgresTransaction, passID: PassID, location: String) async throws -> Offer? {
         guard !passID.containsNUL else { return nil }
         return try await tx.rows(#"SELECT \#(offerColumns) FROM passconduit.offer WHERE "user" = $1 AND pass_type_identifier = $2 AND serial_number = $3"#,
-                                 [tx.user, passID.passTypeIdentifier, passID.serialNumber]).first.map(offer)
+                                 [tx.user, passID.passTypeIdentifier, passID.serialNumber]).first.map { try offer($0, location: location) }
     }
 
     static func insertBlob(_ tx: PostgresTransaction, _ r: PassRecord) async throws {
