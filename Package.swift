@@ -116,7 +116,7 @@ let package = Package(
             "Support",
         ]),
         // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
-        .target(name: "PassStorePostgres", dependencies: ["PassStore", "Support", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        .target(name: "PassStorePostgres", dependencies: ["PassStore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The composition root: a `--library` value -> a library backend. Only executables use it.
         .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres"]),
         // `serve`: the web wallet on Hummingbird. Sign-in, sessions, pages; uses the library, the

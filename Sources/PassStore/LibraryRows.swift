@@ -10,73 +10,69 @@ enum LibraryRows {
         organizationName, description, kind, relevantDate, expirationDate, voided, signerSubject, \
         signingTime, fields, sourceMessageID, sourceSubject, sourceFile, sourceReceivedAt, addedAt, updatedAt
         """
-    static let passPlaceholders = Array(repeating: "?", count: 21).joined(separator: ", ")
+    static let passPlaceholders = Array(repeating: "?", count: PassRow.columnCount).joined(separator: ", ")
 
-    static let offerColumns = """
-        id, passTypeIdentifier, serialNumber, teamIdentifier, status, sha256, byteCount, \
+    /// The offer columns after `id` (`OfferRow`'s), in this order.
+    static let offerRowColumns = """
+        passTypeIdentifier, serialNumber, teamIdentifier, status, sha256, byteCount, \
         organizationName, description, kind, signingTime, sourceMessageID, sourceSubject, \
         sourceFile, sourceReceivedAt, createdAt
         """
+    static let offerColumns = "id, " + offerRowColumns
+    static let offerRowPlaceholders = Array(repeating: "?", count: OfferRow.columnCount).joined(separator: ", ")
 
-    static func time(_ date: Date?) -> Double? { date?.timeIntervalSince1970 }
-    static func date(_ seconds: Double?) -> Date? { seconds.map { Date(timeIntervalSince1970: $0) } }
+    static func time(_ date: Date?) -> Double? { PassRow.time(date) }
+    static func date(_ seconds: Double?) -> Date? { PassRow.date(seconds) }
 
-    static func fieldsJSON(_ fields: [StoredField]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(fields), as: UTF8.self)
+    /// `values` as GRDB binds them.
+    static func arguments(_ values: [ColumnValue]) -> StatementArguments {
+        StatementArguments(values.map { value -> (any DatabaseValueConvertible)? in
+            switch value {
+            case .text(let text): text
+            case .integer(let number): number
+            case .real(let number): number
+            case .bool(let flag): flag
+            }
+        })
     }
 
-    /// Arguments for `passColumns`, in order.
-    static func passArguments(_ r: PassRecord, addedAt: Date, updatedAt: Date) throws -> StatementArguments {
-        let values: [(any DatabaseValueConvertible)?] = [
-            r.id.passTypeIdentifier, r.id.serialNumber, r.teamIdentifier, r.status.rawValue, r.sha256, r.bytes.count,
-            r.organizationName, r.description, r.kind, time(r.relevantDate), time(r.expirationDate),
-            r.voided, r.signerSubject, time(r.signingTime), try fieldsJSON(r.fields),
-            r.source?.messageID, r.source?.subject, r.source?.file, time(r.source?.receivedAt),
-            time(addedAt), time(updatedAt),
-        ]
-        return StatementArguments(values)
-    }
+    /// A row read by position (`PassRow`, `OfferRow`): a lookup by name compares names column by
+    /// column, which made listing 100 000 passes take seconds.
+    struct Columns: ColumnReader {
+        let row: Row
+        var index: Int
 
-    static func source(_ row: Row) -> PassSource? {
-        guard let received: Double = row["sourceReceivedAt"] else { return nil }
-        return PassSource(messageID: row["sourceMessageID"], subject: row["sourceSubject"],
-                          file: row["sourceFile"], receivedAt: Date(timeIntervalSince1970: received))
-    }
-
-    /// Decodes a row of `selectPass`. Columns are read by position (`passColumns` order, then
-    /// previousVersions): a lookup by name compares names column by column, which made listing
-    /// 100 000 passes take seconds.
-    static func storedPass(_ row: Row, decoder: JSONDecoder, path: String) throws -> StoredPass {
-        let fieldsText: String = row[14]
-        let fields: [StoredField]
-        do {
-            fields = try decoder.decode([StoredField].self, from: Data(fieldsText.utf8))
-        } catch {
-            throw LibraryError(.notALibrary, "the fields of a stored pass are damaged (\(error))", path: path)
+        init(_ row: Row, from index: Int = 0) {
+            self.row = row
+            self.index = index
         }
-        let received: Double? = row[18]
-        return StoredPass(
-            id: PassID(passTypeIdentifier: row[0], serialNumber: row[1]),
-            teamIdentifier: row[2], status: row[3], sha256: row[4], byteCount: row[5],
-            organizationName: row[6], description: row[7], kind: row[8],
-            relevantDate: date(row[9]), expirationDate: date(row[10]), voided: row[11],
-            signerSubject: row[12], signingTime: date(row[13]), fields: fields,
-            source: received.map { PassSource(messageID: row[15], subject: row[16], file: row[17],
-                                              receivedAt: Date(timeIntervalSince1970: $0)) },
-            addedAt: date(row[19]) ?? Date(timeIntervalSince1970: 0),
-            updatedAt: date(row[20]) ?? Date(timeIntervalSince1970: 0),
-            previousVersions: row[21])
+
+        private mutating func next<T: DatabaseValueConvertible>() -> T {
+            defer { index += 1 }
+            return row[index]
+        }
+        private mutating func nextOptional<T: DatabaseValueConvertible>() -> T? {
+            defer { index += 1 }
+            return row[index]
+        }
+        mutating func text() -> String { next() }
+        mutating func optionalText() -> String? { nextOptional() }
+        mutating func integer() -> Int { next() }
+        mutating func optionalReal() -> Double? { nextOptional() }
+        mutating func bool() -> Bool { next() }
     }
 
-    static func offer(_ row: Row) -> Offer {
-        Offer(offerID: row["id"],
-              passID: PassID(passTypeIdentifier: row["passTypeIdentifier"], serialNumber: row["serialNumber"]),
-              teamIdentifier: row["teamIdentifier"], status: row["status"], sha256: row["sha256"],
-              byteCount: row["byteCount"], organizationName: row["organizationName"],
-              description: row["description"], kind: row["kind"], signingTime: date(row["signingTime"]),
-              source: source(row), createdAt: date(row["createdAt"]) ?? Date(timeIntervalSince1970: 0))
+    /// Decodes a row of `selectPass` (`passColumns`, then previousVersions).
+    static func storedPass(_ row: Row, decoder: JSONDecoder, path: String) throws -> StoredPass {
+        var columns = Columns(row)
+        return try PassRow(reading: &columns)
+            .storedPass(previousVersions: row[PassRow.columnCount], decoder: decoder, location: path)
+    }
+
+    /// Decodes a row of `offerColumns`.
+    static func offer(_ row: Row, path: String) throws -> Offer {
+        var columns = Columns(row)
+        return try OfferRow.offer(reading: &columns, location: path)
     }
 
     // MARK: - Queries used by several operations
@@ -99,24 +95,24 @@ enum LibraryRows {
     }
 
     /// The stored digest and signing time of a pass, the only columns `contains` needs.
-    static func fetchIdentity(_ db: Database, _ id: PassID) throws -> (rowID: Int64, sha256: String, signingTime: Date?)? {
+    static func fetchIdentity(_ db: Database, _ id: PassID) throws -> LibraryRules.StoredIdentity? {
         guard !id.containsNUL else { return nil }
         let statement = try db.cachedStatement(
             sql: "SELECT id, sha256, signingTime FROM pass WHERE passTypeIdentifier = ? AND serialNumber = ?")
         guard let row = try Row.fetchOne(statement, arguments: [id.passTypeIdentifier, id.serialNumber]) else {
             return nil
         }
-        return (row["id"], row["sha256"], date(row["signingTime"]))
+        return LibraryRules.StoredIdentity(rowID: row["id"], sha256: row["sha256"], signingTime: date(row["signingTime"]))
     }
 
-    static func fetchOffer(_ db: Database, offerID: Int64) throws -> Offer? {
-        try Row.fetchOne(db, sql: "SELECT \(offerColumns) FROM offer WHERE id = ?", arguments: [offerID]).map(offer)
+    static func fetchOffer(_ db: Database, offerID: Int64, path: String) throws -> Offer? {
+        try Row.fetchOne(db, sql: "SELECT \(offerColumns) FROM offer WHERE id = ?", arguments: [offerID]).map { try offer($0, path: path) }
     }
 
-    static func fetchOffer(_ db: Database, passID: PassID) throws -> Offer? {
+    static func fetchOffer(_ db: Database, passID: PassID, path: String) throws -> Offer? {
         guard !passID.containsNUL else { return nil }
         return try Row.fetchOne(db, sql: "SELECT \(offerColumns) FROM offer WHERE passTypeIdentifier = ? AND serialNumber = ?",
-                         arguments: [passID.passTypeIdentifier, passID.serialNumber]).map(offer)
+                         arguments: [passID.passTypeIdentifier, passID.serialNumber]).map { try offer($0, path: path) }
     }
 
     static func insertBlob(_ db: Database, _ r: PassRecord) throws {
@@ -135,19 +131,18 @@ enum LibraryRows {
             """, arguments: [sha256])
     }
 
-    static func log(_ db: Database, _ kind: ChangeKind, _ id: PassID, sha256: String?, at: Date,
-                    changes: [FieldChange] = []) throws {
+    static func log(_ db: Database, _ entry: LibraryRules.LogEntry) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO change_log (kind, passTypeIdentifier, serialNumber, sha256, at) VALUES (?, ?, ?, ?, ?)
             """)
-        try statement.execute(arguments: [kind.rawValue, id.passTypeIdentifier, id.serialNumber, sha256,
-                                          at.timeIntervalSince1970])
-        guard !changes.isEmpty else { return }
+        try statement.execute(arguments: [entry.kind.rawValue, entry.id.passTypeIdentifier, entry.id.serialNumber, entry.sha256,
+                                          entry.at.timeIntervalSince1970])
+        guard !entry.changes.isEmpty else { return }
         let sequence = db.lastInsertedRowID
         let field = try db.cachedStatement(sql: """
             INSERT INTO change_field (sequence, position, key, label, oldValue, newValue, message) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
-        for (position, change) in changes.enumerated() {
+        for (position, change) in entry.changes.enumerated() {
             try field.execute(arguments: [sequence, position, change.key, change.label, change.oldValue, change.newValue,
                                           change.message])
         }

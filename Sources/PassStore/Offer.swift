@@ -7,7 +7,7 @@ package struct Offer: Sendable, Equatable {
     package var offerID: Int64
     package var passID: PassID
     package var teamIdentifier: String
-    package var status: String
+    package var status: OfferStatus
     package var sha256: String
     package var byteCount: Int
     package var organizationName: String
@@ -17,7 +17,7 @@ package struct Offer: Sendable, Equatable {
     package var source: PassSource?
     package var createdAt: Date
 
-    package init(offerID: Int64, passID: PassID, teamIdentifier: String, status: String, sha256: String,
+    package init(offerID: Int64, passID: PassID, teamIdentifier: String, status: OfferStatus, sha256: String,
                  byteCount: Int, organizationName: String, description: String, kind: String,
                  signingTime: Date?, source: PassSource?, createdAt: Date) {
         self.offerID = offerID

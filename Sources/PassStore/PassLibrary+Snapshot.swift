@@ -16,7 +16,7 @@ extension PassLibrary {
                 LibrarySnapshot.Version(pass: try LibraryRows.storedPass(row, decoder: decoder, path: path),
                                         replacedAt: Date(timeIntervalSince1970: row["replacedAt"]))
             }
-            s.offers = try Row.fetchAll(db, sql: "SELECT \(LibraryRows.offerColumns) FROM offer ORDER BY id").map(LibraryRows.offer)
+            s.offers = try Row.fetchAll(db, sql: "SELECT \(LibraryRows.offerColumns) FROM offer ORDER BY id").map { try LibraryRows.offer($0, path: path) }
             s.changes = try Row.fetchAll(db, sql: """
                 SELECT sequence, kind, passTypeIdentifier, serialNumber, sha256, at FROM change_log ORDER BY sequence
                 """).map { row in
@@ -82,20 +82,15 @@ extension PassLibrary {
             }
             for p in s.passes {
                 try db.execute(sql: "INSERT INTO pass (\(LibraryRows.passColumns)) VALUES (\(LibraryRows.passPlaceholders))",
-                               arguments: Self.arguments(p))
+                               arguments: LibraryRows.arguments(try PassRow(p).values))
             }
             for v in s.versions {
                 try db.execute(sql: "INSERT INTO pass_version (\(LibraryRows.passColumns), replacedAt) VALUES (\(LibraryRows.passPlaceholders), ?)",
-                               arguments: Self.arguments(v.pass) + [v.replacedAt.timeIntervalSince1970])
+                               arguments: LibraryRows.arguments(try PassRow(v.pass).values) + [v.replacedAt.timeIntervalSince1970])
             }
             for o in s.offers {
-                let values: [(any DatabaseValueConvertible)?] = [
-                    o.offerID, o.passID.passTypeIdentifier, o.passID.serialNumber, o.teamIdentifier, o.status, o.sha256, o.byteCount,
-                    o.organizationName, o.description, o.kind, LibraryRows.time(o.signingTime), o.source?.messageID,
-                    o.source?.subject, o.source?.file, LibraryRows.time(o.source?.receivedAt), o.createdAt.timeIntervalSince1970,
-                ]
-                try db.execute(sql: "INSERT INTO offer (\(LibraryRows.offerColumns)) VALUES (\(Array(repeating: "?", count: 16).joined(separator: ", ")))",
-                               arguments: StatementArguments(values))
+                try db.execute(sql: "INSERT INTO offer (\(LibraryRows.offerColumns)) VALUES (?, \(LibraryRows.offerRowPlaceholders))",
+                               arguments: [o.offerID] + LibraryRows.arguments(OfferRow(o).values))
             }
             for c in s.changes {
                 try db.execute(sql: "INSERT INTO change_log (sequence, kind, passTypeIdentifier, serialNumber, sha256, at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -137,16 +132,5 @@ extension PassLibrary {
                                arguments: [device, options.now().timeIntervalSince1970])
             }
         }
-    }
-
-    private static func arguments(_ p: StoredPass) throws -> StatementArguments {
-        let values: [(any DatabaseValueConvertible)?] = [
-            p.id.passTypeIdentifier, p.id.serialNumber, p.teamIdentifier, p.status, p.sha256, p.byteCount,
-            p.organizationName, p.description, p.kind, LibraryRows.time(p.relevantDate), LibraryRows.time(p.expirationDate),
-            p.voided, p.signerSubject, LibraryRows.time(p.signingTime), try LibraryRows.fieldsJSON(p.fields),
-            p.source?.messageID, p.source?.subject, p.source?.file, LibraryRows.time(p.source?.receivedAt),
-            p.addedAt.timeIntervalSince1970, p.updatedAt.timeIntervalSince1970,
-        ]
-        return StatementArguments(values)
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 package struct StoredPass: Sendable, Equatable {
     package var id: PassID
     package var teamIdentifier: String
-    /// "valid" or "untrusted" (an invalid pass is never stored).
-    package var status: String
+    /// valid, untrusted or unsigned (an invalid pass is never stored).
+    package var status: StoredStatus
     package var sha256: String
     package var byteCount: Int
     package var organizationName: String
@@ -23,7 +23,7 @@ package struct StoredPass: Sendable, Equatable {
     /// How many earlier versions `revert` can go back to (at most `LibraryOptions.keptVersions`).
     package var previousVersions: Int
 
-    package init(id: PassID, teamIdentifier: String, status: String, sha256: String, byteCount: Int,
+    package init(id: PassID, teamIdentifier: String, status: StoredStatus, sha256: String, byteCount: Int,
                  organizationName: String, description: String, kind: String, relevantDate: Date?,
                  expirationDate: Date?, voided: Bool, signerSubject: String?, signingTime: Date?,
                  fields: [StoredField], source: PassSource?, addedAt: Date, updatedAt: Date, previousVersions: Int) {

@@ -34,7 +34,7 @@ extension PostgresLibrary {
                 s.versions.append(LibrarySnapshot.Version(pass: pass, replacedAt: Date(timeIntervalSince1970: replaced)))
             }
             s.offers = try await tx.rows(#"SELECT \#(PostgresRows.offerColumns) FROM passconduit.offer WHERE "user" = $1 ORDER BY id"#,
-                                         [tx.user]).map(PostgresRows.offer)
+                                         [tx.user]).map { try PostgresRows.offer($0, location: location) }
             s.changes = try await Self.changes(tx, after: 0, limit: Int.max, location: location, all: true)
             for row in try await tx.rows(#"SELECT sha256, bytes FROM passconduit.pass_blob WHERE "user" = $1"#, [tx.user]) {
                 let (digest, buffer) = try row.decode((String, ByteBuffer).self)
@@ -86,18 +86,16 @@ extension PostgresLibrary {
             }
             for p in s.passes {
                 try await tx.run(#"INSERT INTO passconduit.pass ("user", \#(PostgresRows.passColumns)) VALUES (\#(PostgresRows.placeholders(22)))"#,
-                                 [tx.user] + (try Self.values(p)))
+                                 [tx.user] + PostgresRows.values(try PassRow(p).values))
             }
             for v in s.versions {
                 try await tx.run(#"INSERT INTO passconduit.pass_version ("user", \#(PostgresRows.passColumns), replaced_at) VALUES (\#(PostgresRows.placeholders(23)))"#,
-                                 [tx.user] + (try Self.values(v.pass)) + [v.replacedAt.timeIntervalSince1970])
+                                 [tx.user] + PostgresRows.values(try PassRow(v.pass).values) + [v.replacedAt.timeIntervalSince1970])
             }
             for o in s.offers {
                 try await tx.run("""
                     INSERT INTO passconduit.offer ("user", \(PostgresRows.offerColumns)) VALUES (\(PostgresRows.placeholders(17)))
-                    """, [tx.user, o.offerID, o.passID.passTypeIdentifier, o.passID.serialNumber, o.teamIdentifier, o.status, o.sha256,
-                          o.byteCount, o.organizationName, o.description, o.kind, PostgresRows.time(o.signingTime), o.source?.messageID,
-                          o.source?.subject, o.source?.file, PostgresRows.time(o.source?.receivedAt), o.createdAt.timeIntervalSince1970])
+                    """, [tx.user, o.offerID] + PostgresRows.values(OfferRow(o).values))
             }
             for c in s.changes {
                 try await tx.run("""
@@ -144,15 +142,5 @@ extension PostgresLibrary {
                       now().timeIntervalSince1970])
             if !s.changes.isEmpty { try await tx.run("SELECT pg_notify($1, $2)", [Self.channel, tx.user]) }
         }
-    }
-
-    static func values(_ p: StoredPass) throws -> [PostgresTransaction.Value] {
-        [
-            p.id.passTypeIdentifier, p.id.serialNumber, p.teamIdentifier, p.status, p.sha256, p.byteCount,
-            p.organizationName, p.description, p.kind, PostgresRows.time(p.relevantDate), PostgresRows.time(p.expirationDate),
-            p.voided, p.signerSubject, PostgresRows.time(p.signingTime), try PostgresRows.fieldsJSON(p.fields),
-            p.source?.messageID, p.source?.subject, p.source?.file, PostgresRows.time(p.source?.receivedAt),
-            p.addedAt.timeIntervalSince1970, p.updatedAt.timeIntervalSince1970,
-        ]
     }
 }

@@ -11,35 +11,53 @@ enum PostgresRows {
         signing_time, fields, source_message_id, source_subject, source_file, source_received_at, added_at, updated_at
         """
 
-    static let offerColumns = """
-        id, pass_type_identifier, serial_number, team_identifier, status, sha256, byte_count, \
+    /// The offer columns after `id` (`OfferRow`'s), in this order.
+    static let offerRowColumns = """
+        pass_type_identifier, serial_number, team_identifier, status, sha256, byte_count, \
         organization_name, description, kind, signing_time, source_message_id, source_subject, \
         source_file, source_received_at, created_at
         """
+    static let offerColumns = "id, " + offerRowColumns
 
-    static func time(_ date: Date?) -> Double? { date?.timeIntervalSince1970 }
-    static func date(_ seconds: Double?) -> Date? { seconds.map { Date(timeIntervalSince1970: $0) } }
-
-    static func fieldsJSON(_ fields: [StoredField]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(fields), as: UTF8.self)
-    }
+    static func time(_ date: Date?) -> Double? { PassRow.time(date) }
+    static func date(_ seconds: Double?) -> Date? { PassRow.date(seconds) }
 
     /// `$first…` for `count` placeholders.
     static func placeholders(_ count: Int, from first: Int = 1) -> String {
         (first..<(first + count)).map { "$\($0)" }.joined(separator: ", ")
     }
 
-    /// Values for `passColumns`, in order.
-    static func passValues(_ r: PassRecord, addedAt: Date, updatedAt: Date) throws -> [PostgresTransaction.Value] {
-        [
-            r.id.passTypeIdentifier, r.id.serialNumber, r.teamIdentifier, r.status.rawValue, r.sha256, r.bytes.count,
-            r.organizationName, r.description, r.kind, time(r.relevantDate), time(r.expirationDate),
-            r.voided, r.signerSubject, time(r.signingTime), try fieldsJSON(r.fields),
-            r.source?.messageID, r.source?.subject, r.source?.file, time(r.source?.receivedAt),
-            time(addedAt), time(updatedAt),
-        ]
+    /// `values` as postgres-nio binds them.
+    static func values(_ values: [ColumnValue]) -> [PostgresTransaction.Value] {
+        values.map { value -> PostgresTransaction.Value in
+            switch value {
+            case .text(let text): text
+            case .integer(let number): number.map(Int.init)
+            case .real(let number): number
+            case .bool(let flag): flag
+            }
+        }
+    }
+
+    /// A row read column by column (`PassRow`, `OfferRow`).
+    struct Columns: ColumnReader {
+        let row: PostgresRandomAccessRow
+        var index: Int
+
+        init(_ row: PostgresRow, from index: Int = 0) {
+            self.row = row.makeRandomAccess()
+            self.index = index
+        }
+
+        private mutating func next<T: PostgresDecodable>(_ type: T.Type) throws -> T {
+            defer { index += 1 }
+            return try row[index].decode(type)
+        }
+        mutating func text() throws -> String { try next(String.self) }
+        mutating func optionalText() throws -> String? { try next(String?.self) }
+        mutating func integer() throws -> Int { try next(Int.self) }
+        mutating func optionalReal() throws -> Double? { try next(Double?.self) }
+        mutating func bool() throws -> Bool { try next(Bool.self) }
     }
 
     /// The pass query: `passColumns` and the count of earlier versions.
@@ -51,37 +69,17 @@ enum PostgresRows {
         FROM passconduit.pass p
         """
 
+    /// Decodes a row of `selectPass` (`passColumns`, then the count of earlier versions).
     static func storedPass(_ row: PostgresRow, decoder: JSONDecoder, location: String) throws -> StoredPass {
-        let (type, serial, team, status, sha256, byteCount, organization, description, kind, relevant, expiration,
-             voided, signer, signing, fieldsText, messageID, subject, file, received, added, updated, versions)
-            = try row.decode((String, String, String, String, String, Int, String, String, String, Double?, Double?,
-                              Bool, String?, Double?, String, String?, String?, String?, Double?, Double, Double, Int).self)
-        let fields: [StoredField]
-        do {
-            fields = try decoder.decode([StoredField].self, from: Data(fieldsText.utf8))
-        } catch {
-            throw LibraryError(.notALibrary, "the fields of a stored pass are damaged (\(error))", path: location)
-        }
-        return StoredPass(
-            id: PassID(passTypeIdentifier: type, serialNumber: serial), teamIdentifier: team, status: status,
-            sha256: sha256, byteCount: byteCount, organizationName: organization, description: description, kind: kind,
-            relevantDate: date(relevant), expirationDate: date(expiration), voided: voided, signerSubject: signer,
-            signingTime: date(signing), fields: fields,
-            source: received.map { PassSource(messageID: messageID, subject: subject, file: file, receivedAt: Date(timeIntervalSince1970: $0)) },
-            addedAt: Date(timeIntervalSince1970: added), updatedAt: Date(timeIntervalSince1970: updated),
-            previousVersions: versions)
+        var columns = Columns(row)
+        let pass = try PassRow(reading: &columns)
+        return try pass.storedPass(previousVersions: try columns.integer(), decoder: decoder, location: location)
     }
 
-    static func offer(_ row: PostgresRow) throws -> Offer {
-        let (id, type, serial, team, status, sha256, byteCount, organization, description, kind, signing,
-             messageID, subject, file, received, created)
-            = try row.decode((Int64, String, String, String, String, String, Int, String, String, String, Double?,
-                              String?, String?, String?, Double?, Double).self)
-        return Offer(offerID: id, passID: PassID(passTypeIdentifier: type, serialNumber: serial), teamIdentifier: team,
-                     status: status, sha256: sha256, byteCount: byteCount, organizationName: organization,
-                     description: description, kind: kind, signingTime: date(signing),
-                     source: received.map { PassSource(messageID: messageID, subject: subject, file: file, receivedAt: Date(timeIntervalSince1970: $0)) },
-                     createdAt: Date(timeIntervalSince1970: created))
+    /// Decodes a row of `offerColumns`.
+    static func offer(_ row: PostgresRow, location: String) throws -> Offer {
+        var columns = Columns(row)
+        return try OfferRow.offer(reading: &columns, location: location)
     }
 
     // MARK: - Queries used by several operations
@@ -93,24 +91,24 @@ enum PostgresRows {
         return try rows.first.map { try storedPass($0, decoder: JSONDecoder(), location: location) }
     }
 
-    static func fetchIdentity(_ tx: PostgresTransaction, _ id: PassID) async throws -> (rowID: Int64, sha256: String, signingTime: Date?)? {
+    static func fetchIdentity(_ tx: PostgresTransaction, _ id: PassID) async throws -> LibraryRules.StoredIdentity? {
         guard !id.containsNUL else { return nil }
         let rows = try await tx.rows(#"SELECT id, sha256, signing_time FROM passconduit.pass WHERE "user" = $1 AND pass_type_identifier = $2 AND serial_number = $3"#,
                                      [tx.user, id.passTypeIdentifier, id.serialNumber])
         guard let row = rows.first else { return nil }
         let (rowID, sha256, signing) = try row.decode((Int64, String, Double?).self)
-        return (rowID, sha256, date(signing))
+        return LibraryRules.StoredIdentity(rowID: rowID, sha256: sha256, signingTime: date(signing))
     }
 
-    static func fetchOffer(_ tx: PostgresTransaction, offerID: Int64) async throws -> Offer? {
+    static func fetchOffer(_ tx: PostgresTransaction, offerID: Int64, location: String) async throws -> Offer? {
         try await tx.rows(#"SELECT \#(offerColumns) FROM passconduit.offer WHERE "user" = $1 AND id = $2"#, [tx.user, offerID])
-            .first.map(offer)
+            .first.map { try offer($0, location: location) }
     }
 
-    static func fetchOffer(_ tx: PostgresTransaction, passID: PassID) async throws -> Offer? {
+    static func fetchOffer(_ tx: PostgresTransaction, passID: PassID, location: String) async throws -> Offer? {
         guard !passID.containsNUL else { return nil }
         return try await tx.rows(#"SELECT \#(offerColumns) FROM passconduit.offer WHERE "user" = $1 AND pass_type_identifier = $2 AND serial_number = $3"#,
-                                 [tx.user, passID.passTypeIdentifier, passID.serialNumber]).first.map(offer)
+                                 [tx.user, passID.passTypeIdentifier, passID.serialNumber]).first.map { try offer($0, location: location) }
     }
 
     static func insertBlob(_ tx: PostgresTransaction, _ r: PassRecord) async throws {
@@ -130,8 +128,7 @@ enum PostgresRows {
 
     /// Appends a change-log entry with the user's next sequence number (taken under the user's
     /// lock, so numbers commit in order and are never reused) and notifies followers on commit.
-    static func log(_ tx: PostgresTransaction, _ kind: ChangeKind, _ id: PassID, sha256: String?, at: Date,
-                    changes: [FieldChange] = []) async throws {
+    static func log(_ tx: PostgresTransaction, _ entry: LibraryRules.LogEntry) async throws {
         let rows = try await tx.rows("""
             UPDATE passconduit.library_user SET last_sequence = last_sequence + 1 WHERE name = $1 RETURNING last_sequence
             """, [tx.user])
@@ -139,8 +136,9 @@ enum PostgresRows {
         try await tx.run("""
             INSERT INTO passconduit.change_log ("user", sequence, kind, pass_type_identifier, serial_number, sha256, at)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
-            """, [tx.user, sequence, kind.rawValue, id.passTypeIdentifier, id.serialNumber, sha256, at.timeIntervalSince1970])
-        for (position, change) in changes.enumerated() {
+            """, [tx.user, sequence, entry.kind.rawValue, entry.id.passTypeIdentifier, entry.id.serialNumber, entry.sha256,
+                  entry.at.timeIntervalSince1970])
+        for (position, change) in entry.changes.enumerated() {
             try await tx.run("""
                 INSERT INTO passconduit.change_field ("user", sequence, position, key, label, old_value, new_value, message)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

@@ -206,7 +206,7 @@ struct WebPages {
         var marks: [String] = []
         if p.voided { marks.append("voided") }
         if let x = p.expirationDate, x <= now { marks.append("expired") }
-        if p.status != "valid" { marks.append(p.status) }
+        if p.status != .valid { marks.append(p.status.rawValue) }
         let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { DateText.human($0) } ?? ""
         return "<li\(marks.isEmpty ? Self.expiry(p, now: now) : "")><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
             + "<span class=\"desc\">\(Self.e(p.description))</span>"
@@ -282,7 +282,7 @@ struct WebPages {
             h += "<dt>Received</dt><dd>\(Self.e(DateText.human(source.receivedAt)))</dd>\n"
         }
         h += "<dt>Added</dt><dd>\(Self.e(DateText.human(pass.addedAt)))</dd>\n"
-        h += "<dt>Issuer</dt><dd dir=\"auto\">\(Self.e(pass.organizationName)) (\(Self.e(pass.teamIdentifier)))\(pass.status == "valid" ? "" : ", " + Self.e(pass.status))</dd>\n"
+        h += "<dt>Issuer</dt><dd dir=\"auto\">\(Self.e(pass.organizationName)) (\(Self.e(pass.teamIdentifier)))\(pass.status == .valid ? "" : ", " + Self.e(pass.status.rawValue))</dd>\n"
         h += "</dl></section>\n"
         h += try await history(pass, last: known?.tip.sequence)
         return Answer(route: "/passes/{hash}", response: page(pass.description.isEmpty ? pass.organizationName : pass.description, body: h, head: head))
@@ -379,7 +379,7 @@ struct WebPages {
                 h += "<li><a href=\"/offers/\(offer.offerID)\"><span class=\"org\">\(Self.e(offer.organizationName))</span> "
                     + "<span class=\"desc\">\(Self.e(offer.description))</span>"
                     + (offer.source?.subject.map { " <span class=\"date\">from “\(Self.e($0))”</span>" } ?? "")
-                    + (offer.status == "valid" ? "" : " <span class=\"mark\">\(Self.e(offer.status))</span>") + "</a></li>"
+                    + (offer.status == .valid ? "" : " <span class=\"mark\">\(Self.e(offer.status.rawValue))</span>") + "</a></li>"
             }
             h += "</ul>\n"
         }

@@ -43,7 +43,7 @@ struct Offers: ParsableCommand {
                     continue
                 }
                 var line = terminal.bold("#\(offer.offerID)") + "  " + TerminalText.line("\(offer.organizationName) · \(offer.description)")
-                if offer.status != "valid" { line += "  " + terminal.yellow("[\(TerminalText.line(offer.status))]") }
+                if offer.status != .valid { line += "  " + terminal.yellow("[\(TerminalText.line(offer.status.rawValue))]") }
                 print(line)
                 var from = "  " + terminal.dim("staged \(DateText.human(offer.createdAt))")
                 if let subject = offer.source?.subject { from += terminal.dim(" from \"\(TerminalText.line(subject))\"") }

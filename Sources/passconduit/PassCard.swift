@@ -118,7 +118,7 @@ struct PassCard {
         if pass.voided { marks.append("voided") }
         if let expiry = pass.expirationDate, expiry < now { marks.append("expired") }
         // The stored verdict, as `show` gives it.
-        if pass.status != "valid" { marks.append(safe(pass.status)) }
+        if pass.status != .valid { marks.append(safe(pass.status.rawValue)) }
         let date = Self.listDate(pass)
         let padded = date.count >= dateWidth ? date : date.padding(toLength: dateWidth, withPad: " ", startingAt: 0)
         var line = "\(terminal.dim(String(pass.sha256.prefix(8))))  \(padded)  "

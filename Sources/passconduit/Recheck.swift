@@ -6,12 +6,12 @@ extension Recheck {
         let terminal = card.terminal
         var text: String
         switch stored {
-        case "valid": text = terminal.green("valid")
-        case "untrusted": text = terminal.yellow("untrusted")
-        default: text = terminal.red(card.safe(stored))
+        case .valid: text = terminal.green("valid")
+        case .untrusted: text = terminal.yellow("untrusted")
+        default: text = terminal.red(card.safe(stored.rawValue))
         }
         if let reason {
-            text += " " + terminal.yellow("(today: \(today); \(card.safe(reason)))")
+            text += " " + terminal.yellow("(today: \(today.rawValue); \(card.safe(reason)))")
         }
         return text
     }

@@ -13,7 +13,7 @@ final class LibraryViewTests: XCTestCase {
               relevant: TimeInterval? = nil, expires: TimeInterval? = nil, voided: Bool = false,
               fields: [StoredField] = []) -> StoredPass {
         added += 1
-        return StoredPass(id: PassID(passTypeIdentifier: "pass.t", serialNumber: serial), teamIdentifier: "TEAM", status: "valid",
+        return StoredPass(id: PassID(passTypeIdentifier: "pass.t", serialNumber: serial), teamIdentifier: "TEAM", status: .valid,
                           sha256: String(repeating: serial.first.map { String($0) } ?? "0", count: 1) + serial, byteCount: 1,
                           organizationName: org, description: description, kind: kind,
                           relevantDate: relevant.map { now + $0 }, expirationDate: expires.map { now + $0 }, voided: voided,

@@ -20,7 +20,7 @@ final class AddTests: XCTestCase {
             XCTAssertEqual(stored.description, "SATA Boarding Pass")
             XCTAssertEqual(stored.kind, "boardingPass")
             XCTAssertEqual(stored.teamIdentifier, "L7R69DBD7T")
-            XCTAssertEqual(stored.status, "valid")
+            XCTAssertEqual(stored.status, .valid)
             XCTAssertEqual(stored.relevantDate, record.relevantDate)
             XCTAssertNil(stored.expirationDate)
             XCTAssertFalse(stored.voided)
@@ -51,7 +51,7 @@ final class AddTests: XCTestCase {
             let record = Synthetic.record("1", status: .untrusted)
             assertLibraryError(.refused, try library.add(record))
             XCTAssertEqual(try library.contains(record), .new)
-            XCTAssertEqual(try library.add(record, allowUntrusted: true).status, "untrusted")
+            XCTAssertEqual(try library.add(record, allowUntrusted: true).status, .untrusted)
         }
     }
 

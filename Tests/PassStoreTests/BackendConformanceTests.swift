@@ -44,7 +44,7 @@ final class BackendConformanceTests: XCTestCase {
             nul.id.serialNumber = "4\u{0}x"
             await expectLibraryError(.refused, f.kind) { try await library.add(nul) }
             let untrusted = try await library.add(Synthetic.record("5", status: .untrusted), allowUntrusted: true)
-            XCTAssertEqual(untrusted.status, "untrusted", "\(f.kind)")
+            XCTAssertEqual(untrusted.status, .untrusted, "\(f.kind)")
             let kinds = try await library.changes(after: 0).map(\.kind)
             XCTAssertEqual(kinds, [.add], "\(f.kind)")
         }

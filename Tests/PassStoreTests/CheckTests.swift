@@ -57,4 +57,27 @@ final class CheckTests: XCTestCase {
         XCTAssertTrue(problems.contains { $0.contains("keeps 4 versions") }, "\(problems)")
         XCTAssertTrue(problems.contains { $0.contains("belong to no pass") }, "\(problems)")
     }
+
+    func testAStatusTheLibraryDoesNotKnowIsNamedRatherThanShown() throws {
+        // Given a library whose pass and offer rows were given statuses no passconduit writes
+        // (SQLite's CHECK switched off, as a damaged or hand-edited file may have them)
+        let library = try makeLibrary(TempDir())
+        try library.add(Synthetic.record("1"))
+        try library.stageOffer(Synthetic.record("2"))
+        try library.dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            try db.execute(sql: "UPDATE pass SET status = 'forged'")
+            try db.execute(sql: "UPDATE offer SET status = 'unsigned'")
+            try db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
+        }
+        // Then reading them is an error that names the status, not a pass or an offer that says it
+        XCTAssertThrowsError(try library.passes()) { error in
+            XCTAssertEqual((error as? LibraryError)?.kind, .notALibrary, "\(error)")
+            XCTAssertTrue("\(error)".contains("unknown status “forged”"), "\(error)")
+        }
+        XCTAssertThrowsError(try library.offers()) { error in
+            XCTAssertEqual((error as? LibraryError)?.kind, .notALibrary, "\(error)")
+            XCTAssertTrue("\(error)".contains("unknown status “unsigned”"), "\(error)")
+        }
+    }
 }

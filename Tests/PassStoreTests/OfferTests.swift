@@ -56,7 +56,7 @@ final class OfferTests: XCTestCase {
         eachBackend { b in
             let library = try b.library()
             assertLibraryError(.refused, try library.stageOffer(Synthetic.record("1", status: .invalid)))
-            XCTAssertEqual(try library.stageOffer(Synthetic.record("2", status: .untrusted)).status, "untrusted")
+            XCTAssertEqual(try library.stageOffer(Synthetic.record("2", status: .untrusted)).status, .untrusted)
         }
     }
 
@@ -120,7 +120,7 @@ final class OfferTests: XCTestCase {
             let record = Synthetic.record("1", status: .untrusted)
             let offer = try library.stageOffer(record)
             assertLibraryError(.refused, try library.acceptOffer(offer.offerID, record: record))
-            XCTAssertEqual(try library.acceptOffer(offer.offerID, record: record, allowUntrusted: true).status, "untrusted")
+            XCTAssertEqual(try library.acceptOffer(offer.offerID, record: record, allowUntrusted: true).status, .untrusted)
         }
     }
 

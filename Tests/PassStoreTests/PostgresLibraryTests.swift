@@ -188,7 +188,7 @@ final class PostgresLibraryTests: XCTestCase {
             """)
         let library = try await PostgresLibrary.open(location, options: options(user: "alice"))
         try await library.add(Synthetic.record("2", status: .unsigned), allowUntrusted: true)
-        let statuses = try await library.passes().map(\.status)
+        let statuses = try await library.passes().map(\.status.rawValue)
         XCTAssertEqual(statuses.sorted(), ["unsigned", "valid"])
         let versions = try server.psql(database, "SELECT max(version) FROM passconduit.migration")
         XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "\(PostgresSchema.newest)")

@@ -85,7 +85,7 @@ final class WebServiceStoreTests: XCTestCase {
         XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.decline])
         try library.add(Synthetic.record("1", version: 1))
         try library.add(Synthetic.record("2", status: .unsigned), allowUntrusted: true)
-        XCTAssertEqual(try library.passes().map(\.status), ["valid", "unsigned"])
+        XCTAssertEqual(try library.passes().map(\.status), [.valid, .unsigned])
         XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 3)
         XCTAssertNoThrow(try library.deviceLibraryIdentifier())
     }

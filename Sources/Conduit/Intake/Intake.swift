@@ -181,7 +181,7 @@ package struct Intake: Sendable, Equatable {
                            detail: e?.detail ?? "")
         case (.untrusted, .webService(let allowUntrusted)):
             // Signer continuity: an untrusted version replaces only an untrusted one.
-            let storedUntrusted = stored?.status == PassStatus.untrusted.rawValue
+            let storedUntrusted = stored?.status == .untrusted
             if allowUntrusted, storedUntrusted { return nil }
             let why = storedUntrusted
                 ? "it is signed by someone your trust store does not know (allow untrusted passes to take it)."

@@ -7,7 +7,7 @@ package enum OfferJSON {
             ("schema", .int(FoundPassJSON.schema)),
             ("offer", .int(offer.offerID)),
             ("id", .string(offer.passID.description)),
-            ("status", .string(offer.status)),
+            ("status", .string(offer.status.rawValue)),
             ("organizationName", .string(offer.organizationName)),
             ("description", .string(offer.description)),
             ("kind", .string(offer.kind)),

@@ -23,7 +23,7 @@ package enum StoredPassJSON {
             ("passTypeIdentifier", .string(pass.id.passTypeIdentifier)),
             ("serialNumber", .string(pass.id.serialNumber)),
             ("teamIdentifier", .string(pass.teamIdentifier)),
-            ("status", .string(pass.status)),
+            ("status", .string(pass.status.rawValue)),
             ("organizationName", .string(pass.organizationName)),
             ("description", .string(pass.description)),
             ("kind", .string(pass.kind)),
