@@ -100,10 +100,10 @@ final class WebCacheTests: XCTestCase {
         _ = try run("remove", alice, ["--yes", card])
         XCTAssertEqual(try get("/passes/\(card)", as: alice).status, 404)
         _ = try run("add", alice, ["--yes", Run.sample("passes/store-card.pkpass")])
+        XCTAssertEqual(try links(alice), [card])
         let readded = try get("/passes/\(card)", as: alice)
         XCTAssertEqual(readded.status, 200)
         XCTAssertTrue(readded.text.contains("</span> remove"), readded.text)
-        XCTAssertEqual(try links(alice), [card])
 
         // Added by another process (the CLI): on the next list and its page opens.
         _ = try run("add", alice, ["--yes", Run.sample("passes/event-ticket.pkpass")])
