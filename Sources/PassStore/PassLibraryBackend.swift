@@ -50,6 +50,9 @@ package protocol PassLibraryBackend: AnyObject, Sendable {
     // The change log
     func changes(after sequence: Int64, limit: Int) async throws -> [ChangeEntry]
     func lastSequence() async throws -> Int64
+    /// Whether the log's newest entry is entry `sequence` logged at `at` (for 0: whether the log
+    /// is empty): what the web wallet checks on every request before it serves what it keeps.
+    func isLatestChange(sequence: Int64, at: Date?) async throws -> Bool
     /// The entries after `sequence` as soon as there are any, or [] once `timeout` has passed.
     /// SQLite polls; PostgreSQL waits for a notification. `changeFeed(after:)` loops on it.
     func waitForChanges(after sequence: Int64, timeout: TimeInterval, limit: Int) async throws -> [ChangeEntry]
@@ -180,3 +183,13 @@ package enum Blocking {
 /// Opens the library at a location (a `--library` value) with the given options. Built by the
 /// composition root (`LibraryRoot.opener`) and handed to code that opens libraries itself.
 package typealias LibraryOpener = @Sendable (_ location: String, _ options: LibraryOptions) throws -> any PassLibraryBackend
+
+extension PassLibraryBackend {
+    /// From `changes(after:limit:)`: the entries after the one before `sequence` are exactly it.
+    package func isLatestChange(sequence: Int64, at: Date?) async throws -> Bool {
+        guard sequence > 0 else { return try await changes(after: 0, limit: 1).isEmpty }
+        guard let at else { return false }
+        let tail = try await changes(after: sequence - 1, limit: 2)
+        return tail.count == 1 && tail[0].sequence == sequence && tail[0].at == at
+    }
+}

@@ -78,8 +78,13 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
     package func session(id: String, now: Date) throws -> WebState.Session? {
         guard WebState.wellFormed(id) else { return nil }
         let key = WebState.hash(id)
-        return try db.write { db -> WebState.Session? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT user, csrf, created, seen FROM web_session WHERE idHash = ?", arguments: [key]) else { return nil }
+        // Every request of a signed-in browser asks this: one read by a statement prepared once,
+        // outside a transaction (one statement reads one consistent row); a write only when the
+        // session has ended or its last use is to be moved on. (Another process may end the
+        // session between the read and the write: its DELETE or UPDATE then changes nothing.)
+        return try db.writeWithoutTransaction { db -> WebState.Session? in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT user, csrf, created, seen FROM web_session WHERE idHash = ?"),
+                                             arguments: [key]) else { return nil }
             let created = Date(timeIntervalSince1970: row["created"])
             let seen = Date(timeIntervalSince1970: row["seen"])
             if now.timeIntervalSince(seen) > expiry.idle || now.timeIntervalSince(created) > expiry.absolute {

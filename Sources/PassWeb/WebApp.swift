@@ -283,12 +283,47 @@ package final class WebApp: @unchecked Sendable {
 
     func cookie(_ request: Request, named name: String) -> String? {
         for header in request.headers[values: .cookie] {
+            // ASCII (what browsers send): read on the bytes; Foundation's trimming cost more than
+            // the session lookup. Anything else as before.
+            if header.utf8.allSatisfy({ $0 < 0x80 }) {
+                if let value = Self.asciiCookie(header, named: name) { return value }
+                continue
+            }
             for pair in header.split(separator: ";") {
                 let kv = pair.split(separator: "=", maxSplits: 1)
                 if kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces) == name {
                     return kv[1].trimmingCharacters(in: .whitespaces)
                 }
             }
+        }
+        return nil
+    }
+
+    /// The value of the first cookie `name` in an ASCII `Cookie` header: pairs split at `;`,
+    /// name and value at the first `=` after the name, spaces and tabs around each trimmed: what
+    /// `cookie` reads with `split` and Foundation's trimming for other headers.
+    static func asciiCookie(_ header: String, named name: String) -> String? {
+        let bytes = Array(header.utf8), wanted = Array(name.utf8)
+        func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        func trimmed(_ range: Range<Int>) -> Range<Int> {
+            var (lo, hi) = (range.lowerBound, range.upperBound)
+            while lo < hi, isBlank(bytes[lo]) { lo += 1 }
+            while hi > lo, isBlank(bytes[hi - 1]) { hi -= 1 }
+            return lo..<hi
+        }
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            // `=` at the start of a pair is passed over, as `split` omits the empty name before it.
+            var first = start
+            while first < end, bytes[first] == UInt8(ascii: "=") { first += 1 }
+            if let equals = bytes[first..<end].firstIndex(of: UInt8(ascii: "=")), equals + 1 < end {
+                let key = trimmed(first..<equals)
+                if bytes[key].elementsEqual(wanted) {
+                    return String(decoding: bytes[trimmed(equals + 1..<end)], as: UTF8.self)
+                }
+            }
+            start = end + 1
         }
         return nil
     }

@@ -37,14 +37,30 @@ final class WebListCache: @unchecked Sendable {
         func pass(sha256: String) -> StoredPass? { bySHA256[sha256].map { passes[$0] } }
     }
 
+    /// A pass page as drawn for one snapshot and languages: all of it but the parts that belong
+    /// to the session (the navigation and the forms' token), which each request adds.
+    struct DrawnPass: Sendable {
+        var title: String
+        var head: String
+        /// The card and the actions, before the "Check for update" form.
+        var card: String
+        var canUpdate: Bool
+        /// Where it came from and its history.
+        var rest: String
+        var weight: Int { title.utf8.count + head.utf8.count + card.utf8.count + rest.utf8.count }
+    }
+
     private struct Entry {
         var library: ObjectIdentifier
         var snapshot: Snapshot
         /// The list's sections as drawn for a search, and until when that drawing holds.
         var drawn: [String: (html: String, validUntil: Date)] = [:]
+        /// Pass pages as drawn (by SHA-256 and languages), and until when each holds.
+        var passPages: [String: (page: DrawnPass, validUntil: Date)] = [:]
         var lastUse: UInt64
         var weight: Int {
             snapshot.passes.count * Self.bytesPerPass + drawn.values.reduce(0) { $0 + $1.html.utf8.count }
+                + passPages.values.reduce(0) { $0 + $1.page.weight }
         }
         /// A rough size of one pass and its times in memory (its fields are most of it).
         static let bytesPerPass = 2048
@@ -57,6 +73,8 @@ final class WebListCache: @unchecked Sendable {
     let budget: Int
     /// Drawn searches kept per user.
     static let drawnPerUser = 4
+    /// Drawn pass pages kept per user.
+    static let passPagesPerUser = 32
 
     init(budget: Int = 24 * 1024 * 1024) {
         self.budget = budget
@@ -95,12 +113,9 @@ final class WebListCache: @unchecked Sendable {
         return cached
     }
 
-    /// Whether nothing was logged after `tip`: the entries after the one before it are exactly it.
+    /// Whether nothing was logged after `tip`: the log's newest entry is still it.
     static func isCurrent(_ tip: Tip, _ library: any PassLibraryBackend) async throws -> Bool {
-        guard tip.sequence > 0 else { return try await library.changes(after: 0, limit: 1).isEmpty }
-        guard let at = tip.at else { return false }
-        let tail = try await library.changes(after: tip.sequence - 1, limit: 2)
-        return tail.count == 1 && tail[0].sequence == tip.sequence && tail[0].at == at
+        try await library.isLatestChange(sequence: tip.sequence, at: tip.at)
     }
 
     static func tip(of library: any PassLibraryBackend) async throws -> Tip {
@@ -126,6 +141,27 @@ final class WebListCache: @unchecked Sendable {
                 entry.drawn.removeAll(keepingCapacity: true)
             }
             entry.drawn[search] = (html, validUntil)
+            entries[user] = entry
+            trim()
+        }
+    }
+
+    /// The pass page `key` as drawn for the snapshot at `tip`, if one is kept and still holds at `now`.
+    func drawnPass(user: String, library: any PassLibraryBackend, tip: Tip, key: String, now: Date) -> DrawnPass? {
+        lock.withLock {
+            guard let entry = entries[user], entry.library == ObjectIdentifier(library), entry.snapshot.tip == tip,
+                  let hit = entry.passPages[key], now < hit.validUntil else { return nil }
+            return hit.page
+        }
+    }
+
+    func keep(user: String, library: any PassLibraryBackend, tip: Tip, key: String, page: DrawnPass, validUntil: Date) {
+        lock.withLock {
+            guard var entry = entries[user], entry.library == ObjectIdentifier(library), entry.snapshot.tip == tip else { return }
+            if entry.passPages[key] == nil, entry.passPages.count >= Self.passPagesPerUser {
+                entry.passPages.removeAll(keepingCapacity: true)
+            }
+            entry.passPages[key] = (page, validUntil)
             entries[user] = entry
             trim()
         }

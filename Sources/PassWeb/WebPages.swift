@@ -245,13 +245,34 @@ struct WebPages {
         return pass
     }
 
-    func passPage(_ hash: String) async throws -> Answer {
+    func passPage(_ hash: String, now: Date = Date()) async throws -> Answer {
         let known = try await app.lists.current(user: visitor.session.user, library: library)
         let pass = try await storedPass(hash, known: known)
+        // Drawn once for the snapshot of the list it was found in (the pass, its card, its
+        // history do not change while the log has not moved), kept until the pass expires (its
+        // mark); only the session's parts are added on each request.
+        let key = hash + "|" + languages.joined(separator: ",")
+        let user = visitor.session.user
+        let drawn: WebListCache.DrawnPass
+        if let known, let kept = app.lists.drawnPass(user: user, library: library, tip: known.tip, key: key, now: now) {
+            drawn = kept
+        } else {
+            drawn = try await drawPassPage(pass, hash: hash, last: known?.tip.sequence, now: now)
+            if let known {
+                let validUntil = pass.expirationDate.flatMap { $0 > now ? $0 : nil } ?? .distantFuture
+                app.lists.keep(user: user, library: library, tip: known.tip, key: key, page: drawn, validUntil: validUntil)
+            }
+        }
+        return Answer(route: "/passes/{hash}", response: app.page(
+            .ok, title: drawn.title, bodyParts: [drawn.card, drawn.canUpdate ? updateForm(hash) : "", drawn.rest],
+            head: drawn.head, nav: nav, offlineKey: offlineKey))
+    }
+
+    func drawPassPage(_ pass: StoredPass, hash: String, last: Int64?, now: Date) async throws -> WebListCache.DrawnPass {
         // The card is the same for the same bytes: drawn once, then taken from the cache (and the
         // stored bytes are read and verified only to draw it).
         let library = self.library, opener = self.opener, app = self.app
-        let card = try await app.card(sha256: hash, languages: languages, expires: pass.expirationDate) {
+        let card = try await app.card(sha256: hash, languages: languages, expires: pass.expirationDate, now: now) {
             let verdict = opener.open(try await library.export(pass.id))
             let canUpdate = verdict.pass?.canUpdate == true
             guard let drawn = app.render(verdict) else {
@@ -264,7 +285,7 @@ struct WebPages {
         var head = ""
         if let css = card.css {
             head = "<style>\(css)</style>\n"
-            h += "<div class=\"cardbox\"\(card.language ?? "")\(Self.expiry(pass))>\(card.body)</div>\n"
+            h += "<div class=\"cardbox\"\(card.language ?? "")\(Self.expiry(pass, now: now))>\(card.body)</div>\n"
         } else {
             h += card.body
         }
@@ -274,8 +295,8 @@ struct WebPages {
         <a class="button danger" href="/passes/\(hash)/remove">Remove…</a></p>
 
         """
-        if card.canUpdate { h += updateForm(hash) }
-        h += "<section aria-labelledby=\"origin\"><h2 id=\"origin\">Where it came from</h2><dl>\n"
+        let before = h
+        h = "<section aria-labelledby=\"origin\"><h2 id=\"origin\">Where it came from</h2><dl>\n"
         if let source = pass.source {
             if let subject = source.subject { h += "<dt>Message</dt><dd dir=\"auto\">\(Self.e(subject))</dd>\n" }
             if let file = source.file { h += "<dt>File</dt><dd dir=\"auto\">\(Self.e(file))</dd>\n" }
@@ -284,8 +305,9 @@ struct WebPages {
         h += "<dt>Added</dt><dd>\(Self.e(DateText.human(pass.addedAt)))</dd>\n"
         h += "<dt>Issuer</dt><dd dir=\"auto\">\(Self.e(pass.organizationName)) (\(Self.e(pass.teamIdentifier)))\(pass.status == .valid ? "" : ", " + Self.e(pass.status.rawValue))</dd>\n"
         h += "</dl></section>\n"
-        h += try await history(pass, last: known?.tip.sequence)
-        return Answer(route: "/passes/{hash}", response: page(pass.description.isEmpty ? pass.organizationName : pass.description, body: h, head: head))
+        h += try await history(pass, last: last)
+        return WebListCache.DrawnPass(title: pass.description.isEmpty ? pass.organizationName : pass.description, head: head,
+                                      card: before, canUpdate: card.canUpdate, rest: h)
     }
 
     /// The language the pass's texts were chosen in (its `.lproj`), for screen readers.

@@ -74,6 +74,37 @@ final class WebCacheTests: XCTestCase {
         XCTAssertEqual(try get("/passes/\(card)", as: bob).status, 404)
         XCTAssertFalse(try list(bob).contains("Passconduit Coffee"))
 
+        // A pass page is drawn once and kept, but each session gets its own form token and
+        // offline key in it: another browser of Alice's (another session) never gets the first's.
+        let first = try get("/passes/\(card)", as: alice), again = try get("/passes/\(card)", as: alice)
+        XCTAssertEqual(first.text, again.text)
+        let other = try WebServeTests.curl(web.base + "/passes/\(card)", jar: sandbox.dir.appendingPathComponent("alice-jar-2"),
+                                           ["-H", "X-User: \(alice)"])
+        XCTAssertEqual(other.status, 200, other.text)
+        let (firstToken, otherToken) = (try XCTUnwrap(WebServeTests.csrf(first.text)), try XCTUnwrap(WebServeTests.csrf(other.text)))
+        XCTAssertNotEqual(firstToken, otherToken)
+        XCTAssertFalse(other.text.contains(firstToken), "the first session's token in the second's page")
+        func offlineKey(_ html: String) -> String? {
+            html.range(of: "name=\"passconduit-offline\" content=\"").map { String(html[$0.upperBound...].prefix(32)) }
+        }
+        let firstKey = try XCTUnwrap(offlineKey(first.text))
+        XCTAssertNotEqual(firstKey, try XCTUnwrap(offlineKey(other.text)))
+        XCTAssertFalse(other.text.contains(firstKey))
+        XCTAssertEqual(other.text.replacingOccurrences(of: otherToken, with: firstToken)
+                           .replacingOccurrences(of: try XCTUnwrap(offlineKey(other.text)), with: firstKey), first.text,
+                       "but for the session's parts, the same page")
+
+        // The same bytes removed and added again by another process: the same address, but the
+        // page is drawn anew (its history says so), not the one kept before.
+        XCTAssertFalse(first.text.contains("</span> remove"), first.text)
+        _ = try run("remove", alice, ["--yes", card])
+        XCTAssertEqual(try get("/passes/\(card)", as: alice).status, 404)
+        _ = try run("add", alice, ["--yes", Run.sample("passes/store-card.pkpass")])
+        XCTAssertEqual(try links(alice), [card])
+        let readded = try get("/passes/\(card)", as: alice)
+        XCTAssertEqual(readded.status, 200)
+        XCTAssertTrue(readded.text.contains("</span> remove"), readded.text)
+
         // Added by another process (the CLI): on the next list and its page opens.
         _ = try run("add", alice, ["--yes", Run.sample("passes/event-ticket.pkpass")])
         let ticket = try XCTUnwrap(Set(try hashes(alice)).subtracting([card]).first)

@@ -96,6 +96,33 @@ final class ChangeLogTests: XCTestCase {
         }
     }
 
+    /// What the web wallet asks on every request before serving a kept list or pass page: true
+    /// only for the log's newest entry, by number and time, on both backends (SQLite answers it
+    /// with one statement of its own, PostgreSQL from `changes(after:limit:)`).
+    func testIsLatestChangeIsTrueOnlyForTheNewestEntryByNumberAndTime() throws {
+        eachBackend { b in
+            let library = try b.library()
+            let other = try b.library()
+            XCTAssertTrue(try library.isLatestChange(sequence: 0, at: nil), "\(b.kind): an empty log")
+            XCTAssertFalse(try library.isLatestChange(sequence: 1, at: Date()), "\(b.kind)")
+            try library.add(Synthetic.record("1"))
+            try library.add(Synthetic.record("2"))
+            let log = try library.changes(after: 0)
+            let (first, last) = (try XCTUnwrap(log.first), try XCTUnwrap(log.last))
+            XCTAssertTrue(try library.isLatestChange(sequence: last.sequence, at: last.at), "\(b.kind)")
+            XCTAssertFalse(try library.isLatestChange(sequence: first.sequence, at: first.at), "\(b.kind): an older entry")
+            XCTAssertFalse(try library.isLatestChange(sequence: last.sequence, at: last.at.addingTimeInterval(1)), "\(b.kind): another time")
+            XCTAssertFalse(try library.isLatestChange(sequence: last.sequence, at: nil), "\(b.kind): no time")
+            XCTAssertFalse(try library.isLatestChange(sequence: 0, at: nil), "\(b.kind): the log is not empty")
+            XCTAssertFalse(try library.isLatestChange(sequence: last.sequence + 1, at: last.at), "\(b.kind): a number not yet given")
+            // Written through another connection: the old newest entry is no longer the newest.
+            try other.stageOffer(Synthetic.record("3"))
+            XCTAssertFalse(try library.isLatestChange(sequence: last.sequence, at: last.at), "\(b.kind)")
+            let newest = try XCTUnwrap(try library.changes(after: last.sequence).last)
+            XCTAssertTrue(try library.isLatestChange(sequence: newest.sequence, at: newest.at), "\(b.kind)")
+        }
+    }
+
     func testEmptyLogHasSequenceZero() throws {
         eachBackend { b in
             XCTAssertEqual(try b.library().lastSequence(), 0)

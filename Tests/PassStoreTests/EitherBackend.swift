@@ -75,6 +75,7 @@ final class EitherLibrary: @unchecked Sendable {
         try wait { try await $0.changes(after: sequence, limit: limit) }
     }
     func lastSequence() throws -> Int64 { try wait { try await $0.lastSequence() } }
+    func isLatestChange(sequence: Int64, at: Date?) throws -> Bool { try wait { try await $0.isLatestChange(sequence: sequence, at: at) } }
     /// `pollInterval` is SQLite's (PostgreSQL waits for a notification); the backend protocol polls at its own pace.
     func waitForChanges(after sequence: Int64, timeout: TimeInterval, pollInterval: TimeInterval = 0.25, limit: Int = 1000) throws -> [ChangeEntry] {
         try wait { try await $0.waitForChanges(after: sequence, timeout: timeout, limit: limit) }

@@ -67,3 +67,40 @@ final class WebOptionsTests: XCTestCase {
         }
     }
 }
+
+/// The session cookie read from `Cookie` headers as browsers write them (issue 30 item 5: on the
+/// bytes, not with Foundation's trimming): the same answers as the reading it replaced.
+final class WebCookieTests: XCTestCase {
+    /// The reading before: pairs split at `;`, name and value at the first `=`, whitespace trimmed.
+    static func reference(_ header: String, named name: String) -> String? {
+        for pair in header.split(separator: ";") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            if kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces) == name {
+                return kv[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+
+    func testCookieHeadersAsBrowsersWriteThem() {
+        let cases: [(String, String?)] = [
+            ("pcsid=abc", "abc"), ("a=1; pcsid=abc; b=2", "abc"), (" pcsid = abc ;", "abc"), ("pcsid=1; pcsid=2", "1"),
+            ("pcsid=a=b", "a=b"), (";;pcsid=\t v \t;;", "v"), ("pcsid=", nil), ("pcsid", nil), ("=abc", nil), ("", nil),
+            ("pcsidx=1; xpcsid=2", nil), ("pcsid=  ; pcsid=2", ""), ("pcsid==", "="), ("x=1;pcsid=ok", "ok"),
+        ]
+        for (header, expected) in cases {
+            XCTAssertEqual(WebApp.asciiCookie(header, named: "pcsid"), expected, header)
+            XCTAssertEqual(Self.reference(header, named: "pcsid"), expected, "reference: \(header)")
+        }
+    }
+
+    func testSameAnswerAsBeforeOnRandomHeaders() {
+        var random = SystemRandomNumberGenerator()
+        let pieces = ["pcsid", "a", "b", "=", ";", " ", "\t", "pcs"]
+        for _ in 0..<20_000 {
+            let header = (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            XCTAssertEqual(WebApp.asciiCookie(header, named: "pcsid"), Self.reference(header, named: "pcsid"), "“\(header)”")
+            XCTAssertEqual(WebApp.asciiCookie(header, named: "a"), Self.reference(header, named: "a"), "“\(header)”")
+        }
+    }
+}
