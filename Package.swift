@@ -73,6 +73,7 @@ let package = Package(
         .target(name: "PassSend", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            "Support",
         ]),
         // The local pass library on SQLite (GRDB).
         .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Support", "CSQLiteLazy"]),
@@ -116,9 +117,9 @@ let package = Package(
             "Support",
         ]),
         // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
-        .target(name: "PassStorePostgres", dependencies: ["PassStore", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        .target(name: "PassStorePostgres", dependencies: ["PassStore", "Support", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The composition root: a `--library` value -> a library backend. Only executables use it.
-        .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres"]),
+        .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres", "Support"]),
         // `serve`: the web wallet on Hummingbird. Sign-in, sessions, pages; uses the library, the
         // renderer and the intake policy, never the other way round. Listens; fetches nothing.
         .target(name: "PassWeb", dependencies: [

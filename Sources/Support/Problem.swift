@@ -39,6 +39,8 @@ package struct Problem: Sendable, Equatable, CustomStringConvertible {
         package static let missingIcon = Code("missing-icon")
         /// A system library passconduit loads on first use is missing or unusable (NativeLibraryError).
         package static let libraryMissing = Code("library-missing")
+        /// A translation file of the pass (`pass.strings`) cannot be read to its end (StringsFile).
+        package static let badStrings = Code("bad-strings")
 
         // MARK: Trust store, libmagic
         /// A trust store file or folder cannot be read or holds no usable certificate.
@@ -72,6 +74,24 @@ package struct Problem: Sendable, Equatable, CustomStringConvertible {
         package static let readFailed = Code("read-failed")
         package static let notAMaildir = Code("not-a-maildir")
 
+        // MARK: Mail the parser worked around (MIMEDefect), with MIMEDefect's strings
+        package static let missingHeaders = Code("missing-headers")
+        package static let missingHeaderBodySeparator = Code("missing-header-body-separator")
+        package static let headerTooLong = Code("header-too-long")
+        package static let unencoded8BitHeader = Code("unencoded-8bit-header")
+        package static let duplicateContentHeader = Code("duplicate-content-header")
+        package static let invalidContentType = Code("invalid-content-type")
+        package static let multipartWithoutBoundary = Code("multipart-without-boundary")
+        package static let boundaryNotFound = Code("boundary-not-found")
+        package static let missingCloseBoundary = Code("missing-close-boundary")
+        package static let nestingTooDeep = Code("nesting-too-deep")
+        package static let tooManyParts = Code("too-many-parts")
+        package static let messageTooLarge = Code("message-too-large")
+        package static let unknownTransferEncoding = Code("unknown-transfer-encoding")
+        package static let encodedMessage = Code("encoded-message")
+        package static let invalidEncoding = Code("invalid-encoding")
+        package static let unknownCharset = Code("unknown-charset")
+
         // MARK: The pass library (LibraryError)
         package static let notALibrary = Code("not-a-library")
         package static let cannotCreate = Code("cannot-create")
@@ -104,6 +124,13 @@ package struct Problem: Sendable, Equatable, CustomStringConvertible {
         // MARK: The milter (MilterProtocolError)
         /// The MTA said something the milter protocol does not allow; the session ends.
         package static let milterProtocol = Code("milter-protocol")
+
+        // MARK: Servers (send, serve, milter)
+        /// A server cannot start listening: the address is taken or not this computer's, the
+        /// port needs privileges, or the socket or its TLS keys cannot be set up.
+        package static let cannotListen = Code("cannot-listen")
+        /// The mail server a sign-in is checked against closed early or broke IMAP (IMAPFailure).
+        package static let mailServerFailed = Code("mail-server-failed")
 
         // MARK: Pass web services (UpdateFailure, UpdateOutcome)
         package static let badURL = Code("bad-url")
@@ -143,6 +170,12 @@ package struct Problem: Sendable, Equatable, CustomStringConvertible {
         package static let notAccepted = Code("not-accepted")
         /// Something failed that the request could not cause; nothing was changed.
         package static let internalError = Code("internal")
+        /// A web page's request that cannot be read (a damaged form).
+        package static let badRequest = Code("bad-request")
+        /// A web page's request this wallet refuses (an expired form, another site's form).
+        package static let forbidden = Code("forbidden")
+        /// A request for a host name the wallet does not answer to.
+        package static let wrongHost = Code("wrong-host")
         /// `serve` was asked to run in a way it cannot (exit 64).
         package static let badWebSetup = Code("bad-web-setup")
         /// The web wallet's mailbox login is set up wrongly (the `--auth` URL, a CA file).
@@ -167,23 +200,27 @@ package struct Problem: Sendable, Equatable, CustomStringConvertible {
         package static let all: [Code] = [
             .notAZip, .tooLarge, .unsafeArchive, .missingPassJSON, .missingManifest, .missingSignature, .badJSON,
             .missingRequiredKey, .unsupportedFormatVersion, .manifestMismatch, .unlistedFile, .signatureInvalid,
-            .untrustedSigner, .certificateMismatch, .certificateExpired, .missingIcon, .libraryMissing,
+            .untrustedSigner, .certificateMismatch, .certificateExpired, .missingIcon, .libraryMissing, .badStrings,
             .trustStoreUnreadable, .magicUnavailable,
             .unsupportedBarcodeFormat, .unknownBarcodeEncoding, .barcodeMessageUnrepresentable, .barcodeMessageTooLong,
             .barcodeEncoderFailed,
             .imageUnusable, .renderFailed,
             .inputUnavailable, .inputReadFailed, .inputUnusable,
             .cannotOpen, .readFailed, .notAMaildir,
+            .missingHeaders, .missingHeaderBodySeparator, .headerTooLong, .unencoded8BitHeader, .duplicateContentHeader,
+            .invalidContentType, .multipartWithoutBoundary, .boundaryNotFound, .missingCloseBoundary, .nestingTooDeep,
+            .tooManyParts, .messageTooLarge, .unknownTransferEncoding, .encodedMessage, .invalidEncoding, .unknownCharset,
             .notALibrary, .cannotCreate, .notFound, .ambiguousID, .refused, .io, .busy, .exists, .newerSchema, .unavailable,
             .unreadable, .syntax, .unknownKey, .badValue,
             .inputFailed, .spoolFailed, .badArgument, .badConfig, .scanFailed, .libraryUnavailable, .libraryFailed,
             .deadline, .outputFailed,
             .milterProtocol,
+            .cannotListen, .mailServerFailed,
             .badURL, .insecureURL, .tokenRefused, .passGone, .tryLater, .timeout, .unreachable, .redirectRefused,
             .badResponse, .noWebService, .retired, .library, .libraryRefused,
             .differentPass, .notInLibrary, .otherTeam, .olderVersion, .invalid,
             .unauthorized, .invalidToken, .methodNotAllowed, .noLibrary, .notAPass, .notAccepted, .internalError,
-            .badWebSetup, .badLoginSetup,
+            .badRequest, .forbidden, .wrongHost, .badWebSetup, .badLoginSetup,
             .usage, .badData, .noInput, .serviceUnavailable, .ioFailed, .noPermission, .failed,
             .systemError, .archiveWriteFailed,
         ]

@@ -72,7 +72,7 @@ struct StringsFile: Equatable {
         return b.map { UInt16($0) }  // Latin-1: every byte is its own code point
     }
 
-    private struct Lexer {
+    struct Lexer {
         struct Failure: Error { var offset: Int; var reason: String }
         let units: [UInt16]
         var p = 0

@@ -22,7 +22,7 @@ enum FilterFault: String, Sendable {
         return FaultyScanner(fault: fault, inner: scanner)
     }
 
-    private struct FaultyScanner: FilterPassScanning {
+    struct FaultyScanner: FilterPassScanning {
         struct Injected: Error {}
         var fault: FilterFault
         var inner: any FilterPassScanning
