@@ -14,8 +14,8 @@ package struct MilterPrivileges: Sendable, Equatable {
     /// The group's name (or number) as given, for the log.
     package var groupName: String
 
-    /// Why `--user`/`--group` cannot be used, as a sentence; `usage` is a wrong value (64),
-    /// otherwise the process may not change its user (77).
+    /// Why `--user`/`--group` cannot be used, as a sentence; `usage` is a wrong value, otherwise
+    /// the process may not change its user (its `problem`'s code; the command line exits 64 or 77).
     package struct Problem: Error, Sendable {
         package var sentence: String
         package var usage: Bool

@@ -22,11 +22,16 @@ enum ExitStatus: Int32, Sendable {
 }
 
 extension ExitStatus {
-    /// The status a problem of the scanned inputs stands for when no pass is found at all.
+    /// The status a problem stands for: a scanned input's when no pass is found at all (missing
+    /// 66, unreadable 74, anything else bad data 65), `--user`/`--group` for the milter (a wrong
+    /// value 64, a daemon that may not change its user 77), and a milter scan worker's (a
+    /// malformed request 65, a host that went away 74).
     init(_ code: Problem.Code) {
         switch code {
         case .inputUnavailable: self = .noInput
-        case .inputReadFailed: self = .ioError
+        case .inputReadFailed, .outputFailed: self = .ioError
+        case .usage: self = .usage
+        case .noPermission: self = .noPermission
         default: self = .dataError
         }
     }

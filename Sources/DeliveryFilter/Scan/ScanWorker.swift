@@ -125,9 +125,10 @@ package final class ScanWorkerPool: Sendable {
 
     /// Serves requests on `fd` until it closes: each message through `scan`, each result back as
     /// a reply. `alarmSeconds` bounds each scan by SIGALRM (default action: the worker dies), so a
-    /// worker cannot outlive a host that was itself killed by more than that. Returns the exit status.
+    /// worker cannot outlive a host that was itself killed by more than that. Returns nil at a
+    /// clean end of input, else why serving stopped (the command line makes it the exit status).
     package static func serve(fd: Int32, maxMessageBytes: Int, alarmSeconds: Double,
-                              scan: ([UInt8]) -> Result<[FilterPassReport], FilterError>) -> Int32 {
+                              scan: ([UInt8]) -> Result<[FilterPassReport], FilterError>) -> Problem? {
         serve(fd: fd, maxMessageBytes: maxMessageBytes, alarmSeconds: alarmSeconds, scanNoted: { message in
             scan(message).map { (reports: $0, libraries: [FilterLibraryNote]()) }
         })
@@ -135,10 +136,12 @@ package final class ScanWorkerPool: Sendable {
 
     /// `serve` for a scan that also says what happened in each library.
     package static func serve(fd: Int32, maxMessageBytes: Int, alarmSeconds: Double,
-                              scanNoted scan: ([UInt8]) -> Result<(reports: [FilterPassReport], libraries: [FilterLibraryNote]), FilterError>) -> Int32 {
+                              scanNoted scan: ([UInt8]) -> Result<(reports: [FilterPassReport], libraries: [FilterLibraryNote]), FilterError>) -> Problem? {
         while true {
-            guard let request = readFrame(fd, maxBytes: maxMessageBytes) else { return 0 }
-            guard case .some(let message) = request else { return 65 }   // EX_DATAERR: a malformed request
+            guard let request = readFrame(fd, maxBytes: maxMessageBytes) else { return nil }
+            guard case .some(let message) = request else {
+                return Problem(.badData, message: "The scan request is malformed or larger than the limit.")
+            }
             alarm(UInt32(min(max(alarmSeconds, 0), 3600).rounded(.up)) + 1)
             let reply: [UInt8]
             switch scan(message) {
@@ -146,7 +149,9 @@ package final class ScanWorkerPool: Sendable {
             case .failure(let error): reply = FilterReportCodec.encodeFailure(error)
             }
             alarm(0)
-            guard writeFrame(fd, reply) else { return 74 }   // EX_IOERR: the host went away
+            guard writeFrame(fd, reply) else {   // the host went away
+                return Problem(.outputFailed, message: "The reply could not be written to the milter.")
+            }
         }
     }
 

@@ -237,7 +237,7 @@ struct MilterCommand: ParsableCommand {
             case .success(let p): privileges = p
             case .failure(let problem):
                 Self.say("passconduit milter: \(problem.sentence)")
-                throw ExitCode(problem.usage ? ExitStatus.usage.rawValue : ExitStatus.noPermission.rawValue)
+                throw ExitCode(ExitStatus(problem.problem.code).rawValue)
             }
         }
         if let privileges, settings.filter.log == .file, let path = MilterServer.log(for: settings).path {

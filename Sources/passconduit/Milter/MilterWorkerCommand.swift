@@ -4,6 +4,7 @@ import Glibc
 import DeliveryFilter
 import LibraryRoot
 import Milter
+import Support
 
 /// `passconduit milter-worker [filter options]`, not listed in --help: the milter's scan worker.
 /// Each request names the recipients' libraries before the message (`MilterScanRequest`), so one
@@ -43,7 +44,7 @@ enum MilterWorkerCommand {
         var options = parsed.options
         _ = FilterConfiguration.apply(to: &options, explicit: parsed.explicit, environment: environment)
         let limit = options.maxScanBytes + MilterScanRequest.maxEnvelopeBytes
-        let status = ScanWorkerPool.serve(fd: 0, maxMessageBytes: limit, alarmSeconds: options.deadlineSeconds, scanNoted: { request in
+        let problem = ScanWorkerPool.serve(fd: 0, maxMessageBytes: limit, alarmSeconds: options.deadlineSeconds, scanNoted: { request in
             guard let (libraries, shared, message) = MilterScanRequest.decodeShared(request) else {
                 return .failure(FilterError(.scanFailed, detail: "malformed milter scan request"))
             }
@@ -60,7 +61,7 @@ enum MilterWorkerCommand {
                 return .failure(FilterError.from(error))
             }
         })
-        _exit(status)
+        _exit(problem.map { ExitStatus($0.code) }?.rawValue ?? ExitStatus.success.rawValue)
     }
 
     /// This process's executable (`/proc/self/exe`), so the worker is the same build as the daemon.
