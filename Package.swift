@@ -184,8 +184,9 @@ let package = Package(
         .testTarget(name: "MailboxLoginTests", dependencies: ["MailboxLogin", "DovecotTestKit", .product(name: "NIOCore", package: "swift-nio")]),
         // The pipe process's own code (arguments, environ), compiled from the executable target.
         .testTarget(name: "PassconduitTests", dependencies: [
-            "passconduit", "Barcodes", "Conduit", "DeliveryFilter", "MailboxLogin", "MailMIME", "Milter", "PassRender", "PassStore",
-            "PassUpdate", "PassWeb", "Support", "Updates", "WalletPass", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "passconduit", "Barcodes", "Conduit", "DeliveryFilter", "LibraryRoot", "MailboxLogin", "MailMIME", "Milter", "PassRender",
+            "PassSend", "PassStore", "PassStorePostgres", "PassUpdate", "PassWeb", "Support", "Updates", "WalletPass",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).

@@ -3,12 +3,15 @@ import XCTest
 @testable import Barcodes
 @testable import Conduit
 @testable import DeliveryFilter
-import MailboxLogin
+import LibraryRoot
+@testable import MailboxLogin
 import MailMIME
 @testable import Milter
 @testable import passconduit
 import PassRender
+@testable import PassSend
 import PassStore
+@testable import PassStorePostgres
 import PassUpdate
 @testable import PassWeb
 @testable import Support
@@ -70,7 +73,80 @@ final class ProblemTests: XCTestCase {
             ("WebSetupError", WebSetupError("--listen takes host:port")),
             ("APIError", WebApp.APIError.notFound),
         ]
+        errors += localErrors.map { ($0.0, $0.1) }
         return errors
+    }
+
+    /// The small local error types (issue 28 item 6, its rest), each made the way its module makes
+    /// it where that is reachable, with the code it must report.
+    static var localErrors: [(String, any ProblemReporting, Problem.Code)] {
+        struct Refused: Error {}
+        var errors: [(String, any ProblemReporting, Problem.Code)] = [
+            ("AddressRange.ParseError", parseError("10.0.0.0/40"), .badArgument),
+            ("SendFailure", SendFailure(bindError: Refused(), host: "::1", port: 8080), .cannotListen),
+            ("BindAddressProblem", bindProblem("[fe80::1"), .badArgument),
+            ("LibraryAdmin.Problem", adminProblem("no at sign"), .usage),
+            ("MilterPrivileges.Problem usage", privilegesProblem(user: "no-such-user-\(getpid())", euid: 0), .usage),
+            ("MilterPrivileges.Problem not root", privilegesProblem(user: "nobody", euid: 1000), .noPermission),
+            ("MilterServer.SocketSetupError", MilterServer.SocketSetupError(description: "cannot set the mode 660 of the socket /run/m.sock: Operation not permitted"), .cannotListen),
+            ("WebServer.Failure", WebServer.Failure(description: "cannot listen on 127.0.0.1:80: Permission denied"), .cannotListen),
+            ("IMAPFailure closed", IMAPFailure.closed, .mailServerFailed),
+            ("IMAPFailure protocol", IMAPFailure.protocolError("no IMAP greeting"), .mailServerFailed),
+            ("ZipDirectory.Failure notAZip", zipFailure([0x50, 0x4B]), .notAZip),
+            // An end record alone, declaring 20 entries (little-endian) where 10 are allowed.
+            ("ZipDirectory.Failure tooManyEntries", zipFailure([0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0, 20, 0, 20, 0] + [UInt8](repeating: 0, count: 10)), .tooLarge),
+            ("JSONReader.Failure", jsonFailure(Array("{\"a\": [1,".utf8)), .badJSON),
+            ("StringsFile.Lexer.Failure", StringsFile.Lexer.Failure(offset: 12, reason: "unterminated string"), .badStrings),
+            ("InputScanner.ReadError", InputScanner.ReadError(code: EIO), .inputReadFailed),
+            ("Deadline.Passed", Deadline.Passed(), .timeout),
+            ("ConnectionClosed", ConnectionClosed(), .unavailable),
+            ("FilterFault.Injected", FilterFault.FaultyScanner.Injected(), .scanFailed),
+        ]
+        let pages: [(WebProblem, Problem.Code)] = [
+            (WebProblem(.notFound, route: "-", title: "Not found", "There is no such page."), .notFound),
+            (WebProblem(.methodNotAllowed, route: "-", title: "Not allowed", "This wallet takes only GET and POST."), .methodNotAllowed),
+            (WebProblem(.unauthorized, route: "-", title: "Sign in first", "Sign in."), .unauthorized),
+            (WebProblem(.forbidden, route: "-", title: "Refused", "A page of another site tried to send this form."), .forbidden),
+            (WebProblem(.misdirectedRequest, route: "-", title: "Wrong address", "This wallet answers only at 127.0.0.1."), .wrongHost),
+            (WebProblem(.badRequest, route: "-", title: "Unreadable form", "The form arrived damaged."), .badRequest),
+            (WebProblem(.internalServerError, route: "/add", title: "Not added", "The upload could not be read."), .internalError),
+            (WebProblem(.conflict, route: "-", title: "Conflict", "Another 4xx."), .badRequest),
+            (WebProblem(.serviceUnavailable, route: "-", title: "Later", "Another 5xx."), .internalError),
+        ]
+        for (page, code) in pages { errors.append(("WebProblem \(page.status.code)", page, code)) }
+        return errors
+    }
+
+    static func parseError(_ text: String) -> AddressRange.ParseError {
+        do { _ = try AddressRange.parse(text, option: "--allow") } catch { return error }
+        fatalError("\(text) parsed")
+    }
+
+    static func bindProblem(_ text: String) -> BindAddressProblem {
+        guard case .failure(let problem) = BindAddress.parse(text) else { fatalError("\(text) parsed") }
+        return problem
+    }
+
+    static func adminProblem(_ address: String) -> LibraryAdmin.Problem {
+        do { _ = try LibraryAdmin.target(address, template: "/var/lib/passconduit/%{local}/library.sqlite") } catch let problem as LibraryAdmin.Problem {
+            return problem
+        } catch {}
+        fatalError("\(address) is a mailbox")
+    }
+
+    static func privilegesProblem(user: String, euid: uid_t) -> MilterPrivileges.Problem {
+        guard case .failure(let problem) = MilterPrivileges.resolve(user: user, group: nil, euid: euid) else { fatalError("\(user) resolved") }
+        return problem
+    }
+
+    static func zipFailure(_ bytes: [UInt8]) -> ZipDirectory.Failure {
+        guard case .failure(let failure) = ZipDirectory.read(bytes[...], maxEntries: 10) else { fatalError("a zip") }
+        return failure
+    }
+
+    static func jsonFailure(_ bytes: [UInt8]) -> JSONReader.Failure {
+        guard case .failure(let failure) = JSONReader.parse(bytes) else { fatalError("valid JSON") }
+        return failure
     }
 
     func testTheCodesAreAClosedSetOfDistinctStrings() {
@@ -79,7 +155,7 @@ final class ProblemTests: XCTestCase {
         for code in Problem.Code.all {
             XCTAssertEqual(Problem.Code(rawValue: code.rawValue), code)
             XCTAssertFalse(code.rawValue.isEmpty)
-            XCTAssertNil(code.rawValue.first { !($0.isLowercase || $0 == "-") }, code.rawValue)
+            XCTAssertNil(code.rawValue.first { !($0.isLowercase || $0.isASCII && $0.isNumber || $0 == "-") }, code.rawValue)
         }
         XCTAssertNil(Problem.Code(rawValue: "no-such-code"))
     }
@@ -158,6 +234,99 @@ final class ProblemTests: XCTestCase {
         XCTAssertEqual(ScanOutcome.status(problems: [problem(.inputUnavailable)]), .noInput)
         XCTAssertEqual(ScanOutcome.status(problems: [problem(.inputUnavailable), problem(.inputUnusable)]), .dataError)
         XCTAssertEqual(ScanOutcome.status(problems: [problem(.inputUnusable), problem(.inputReadFailed), problem(.inputUnavailable)]), .ioError)
+    }
+
+    /// Each small local error type reports the code it stands for and, as its sentence, the words
+    /// its callers print today (so a writer that takes the Problem writes what they wrote).
+    func testEveryLocalErrorTypeReportsItsCodeAndItsSentence() throws {
+        for (name, error, code) in Self.localErrors {
+            XCTAssertEqual(error.problem.code, code, name)
+        }
+        let range = Self.parseError("10.0.0.0/40")
+        XCTAssertEqual(range.problem.message, "--allow: “40” is not a prefix length for 10.0.0.0 (0 to 32)")
+        XCTAssertEqual(range.problem.message, range.description)
+        let bind = Self.bindProblem("[fe80::1")
+        XCTAssertEqual(bind.problem.message, "“[fe80::1” is not an address: an IPv6 address in “[” lacks its “]”")
+        let admin = Self.adminProblem("no at sign")
+        XCTAssertEqual(admin.problem.message, admin.description)
+        XCTAssertTrue(admin.problem.message.contains("is not a mailbox address"), admin.problem.message)
+        let notRoot = Self.privilegesProblem(user: "nobody", euid: 1000)
+        XCTAssertEqual(notRoot.problem.message, notRoot.sentence)
+        struct Refused: Error, CustomStringConvertible { var description: String { "refused" } }
+        let send = SendFailure(bindError: Refused(), host: "::1", port: 0)
+        XCTAssertEqual(send.problem.message, "cannot listen on [::1] (any free port): refused")
+        XCTAssertNil(send.problem.detail)
+        let read = InputScanner.ReadError(code: EIO).problem
+        XCTAssertEqual(read.message, "cannot be read: Input/output error")
+        XCTAssertEqual(read.detail, "errno 5")
+        XCTAssertEqual(IMAPFailure.closed.problem.detail, "it closed the connection")
+        XCTAssertEqual(IMAPFailure.protocolError("no IMAP greeting").problem.detail, "it sent no IMAP greeting")
+        let page = WebProblem(.forbidden, route: "-", title: "Refused", "A page of another site tried to send this form. Nothing was changed.")
+        XCTAssertEqual(page.problem, Problem(.forbidden, message: page.sentence, detail: "403 Refused"))
+        // The pass's own sentences: what PassArchive and PassDocument make of these failures.
+        let zip = Self.zipFailure([0x50, 0x4B]).problem
+        XCTAssertEqual(zip, Problem(.notAZip, message: PassError.message(for: .notAZip), detail: "2 bytes are too few for a zip archive"))
+        XCTAssertEqual(Self.jsonFailure(Array("{\"a\": [1,".utf8)).problem.message, PassError.message(for: .badJSON))
+        let strings = StringsFile.parse(Array("\"a\" = \"b\";\n\"c\" = ".utf8))
+        XCTAssertEqual(strings.entries, ["a": "b"])
+        XCTAssertEqual(strings.problem, "missing value for \"c\" at character 17")
+        XCTAssertEqual(StringsFile.Lexer.Failure(offset: 17, reason: "missing value for \"c\"").problem.detail, strings.problem)
+        XCTAssertEqual(FilterFault.FaultyScanner.Injected().problem.message, FilterError.message(for: .scanFailed))
+    }
+
+    /// Every MIME defect the parser records says what happened in the common shape, with the code
+    /// of the same string and a sentence of its own; a real message's defect carries its offset.
+    func testEveryMIMEDefectReportsItsCodeAndASentence() {
+        let codes: [MIMEDefect.Code] = [.missingHeaders, .missingHeaderBodySeparator, .headerTooLong, .unencoded8BitHeader,
+                                        .duplicateContentHeader, .invalidContentType, .multipartWithoutBoundary, .boundaryNotFound,
+                                        .missingCloseBoundary, .nestingTooDeep, .tooManyParts, .messageTooLarge,
+                                        .unknownTransferEncoding, .encodedMessage, .invalidEncoding, .unknownCharset]
+        let all = Set(Problem.Code.all)
+        var sentences: Set<String> = []
+        for code in codes {
+            XCTAssertEqual(code.problemCode.rawValue, code.rawValue)
+            XCTAssertTrue(all.contains(code.problemCode), code.rawValue)
+            sentences.insert(MIMEDefect.message(for: code))
+        }
+        XCTAssertEqual(sentences.count, codes.count, "each defect has a sentence of its own")
+        XCTAssertFalse(sentences.contains("The message breaks the mail format in a way that was worked around."), "a code fell to the default")
+
+        let message = Array("Subject: caf\u{e9}\r\nContent-Type: text/plain\r\nContent-Type: text/html\r\n\r\nbody\r\n".utf8)
+        let defects = MIMEParser.parse(message).defects
+        guard let duplicate = defects.first(where: { $0.code == .duplicateContentHeader }) else {
+            return XCTFail("no duplicate-content-header defect in \(defects)")
+        }
+        XCTAssertEqual(duplicate.problem.code, .duplicateContentHeader)
+        XCTAssertEqual(duplicate.problem.message, "A part gives its type or encoding more than once; the first one was used.")
+        XCTAssertEqual(duplicate.problem.detail, duplicate.detail.isEmpty ? "at byte \(duplicate.offset)" : "at byte \(duplicate.offset): \(duplicate.detail)")
+    }
+
+    /// The command line alone turns a problem into an exit status: `--user`/`--group` (64 for a
+    /// wrong value, 77 for a daemon that may not change its user) and a milter scan worker's end
+    /// (0 at a clean end, 65 for a malformed request, 74 when the milter went away).
+    func testTheCommandLineMapsPrivilegeAndWorkerProblemsToExitStatuses() throws {
+        XCTAssertEqual(ExitStatus(Self.privilegesProblem(user: "no-such-user-\(getpid())", euid: 0).problem.code), .usage)
+        XCTAssertEqual(ExitStatus(Self.privilegesProblem(user: "nobody", euid: 1000).problem.code), .noPermission)
+
+        func serve(_ input: [UInt8], closeAfterWriting: Bool) throws -> Problem? {
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
+            defer { close(fds[0]) }
+            XCTAssertEqual(input.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }, input.count)
+            if closeAfterWriting { close(fds[1]) } else { shutdown(fds[1], Int32(SHUT_WR)) }
+            defer { if !closeAfterWriting { close(fds[1]) } }
+            return ScanWorkerPool.serve(fd: fds[0], maxMessageBytes: 1000, alarmSeconds: 5) { _ in .success([]) }
+        }
+        XCTAssertNil(try serve([], closeAfterWriting: false))
+        let malformed = try XCTUnwrap(try serve(Array("12x".utf8), closeAfterWriting: false))
+        XCTAssertEqual(malformed.code, .badData)
+        XCTAssertEqual(ExitStatus(malformed.code), .dataError)
+        let tooLarge = try XCTUnwrap(try serve(Array("5000:".utf8), closeAfterWriting: false))
+        XCTAssertEqual(ExitStatus(tooLarge.code), .dataError)
+        // A whole request, then the milter is gone: the reply cannot be written.
+        let gone = try XCTUnwrap(try serve(Array("3:abc".utf8), closeAfterWriting: true))
+        XCTAssertEqual(gone.code, .outputFailed)
+        XCTAssertEqual(ExitStatus(gone.code), .ioError)
     }
 
     /// The intake's refusals and the update run's outcomes carry codes of the closed set, with
