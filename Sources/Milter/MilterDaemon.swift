@@ -5,19 +5,22 @@ import DeliveryFilter
 import Dispatch
 import NIOConcurrencyHelpers
 import NIOCore
+import Support
 
 /// `passconduit milter` as a process: listen, serve until SIGTERM or SIGINT (then finish the open
 /// sessions' messages, at most `graceSeconds`), reload settings on SIGHUP.
 package enum MilterDaemon {
-    /// Runs until stopped; returns the exit status (0, or 75 when the address cannot be bound).
-    /// `reload` re-reads the configuration; nil keeps the old settings (a broken file is logged).
-    /// `metrics`: where to serve the Prometheus metrics (nil: nowhere).
+    /// Runs until stopped; returns nil, or why it could not start (`cannot-listen` when the address
+    /// or the metrics' cannot be bound), already logged and written to stderr; the command line
+    /// makes it the exit status. `reload` re-reads the configuration; nil keeps the old settings
+    /// (a broken file is logged). `metrics`: where to serve the Prometheus metrics (nil: nowhere).
     /// `privileges`: the user to become once the listeners are bound (`--user`), before any
-    /// mail is read or worker started (77 when that fails).
+    /// mail is read or worker started (`no-permission` when that fails, `cannot-create` when the
+    /// log cannot be written as that user).
     package static func run(address: MilterAddress, settings: MilterSettings, graceSeconds: Double = 30,
                             metrics: (host: String, port: Int)? = nil, privileges: MilterPrivileges? = nil,
                             ready: @Sendable (MilterServer) -> Void = { _ in },
-                            reload: @escaping @Sendable () -> Result<MilterSettings, FilterError>) -> Int32 {
+                            reload: @escaping @Sendable () -> Result<MilterSettings, FilterError>) -> Problem? {
         // SIGTERM, SIGINT and SIGHUP are blocked before the daemon starts a thread, so every thread
         // inherits the mask: a signal sent at any moment, even while the daemon binds its socket,
         // stays pending until the signal thread below takes it. (A dispatch signal source set up
@@ -36,7 +39,7 @@ package enum MilterDaemon {
             server.log("cannot listen on \(address): \(reason)")
             writeError("passconduit milter: cannot listen on \(address): \(reason)\n")
             server.shutdown()
-            return 75
+            return Problem(.cannotListen, message: "cannot listen on \(address): \(reason)")
         }
         if let metrics {
             do {
@@ -49,7 +52,7 @@ package enum MilterDaemon {
                 server.wait()
                 if case .unix(let path) = address { _ = unlink(path) }
                 server.shutdown()
-                return 75
+                return Problem(.cannotListen, message: "cannot serve the metrics on \(metrics.host):\(metrics.port): \(reason)")
             }
         }
         if let privileges {
@@ -60,14 +63,14 @@ package enum MilterDaemon {
                 server.wait()
                 if case .unix(let path) = address { _ = unlink(path) }
                 server.shutdown()
-                return 77
+                return Problem(.noPermission, message: "cannot run as \(privileges.user): \(problem)")
             }
             if let problem = MilterServer.log(for: settings).problem() {
                 writeError("passconduit milter: as \(privileges.user): \(problem)\n")
                 server.stop(graceSeconds: 0)
                 server.wait()
                 server.shutdown()
-                return 73
+                return Problem(.cannotCreate, message: "as \(privileges.user): \(problem)")
             }
             server.log("running as user \(privileges.user) (uid \(privileges.uid)), group \(privileges.groupName) (gid \(privileges.gid))")
         }
@@ -95,7 +98,7 @@ package enum MilterDaemon {
         server.log("stopped")
         finished.withLockedValue { $0 = true }
         server.shutdown()
-        return 0
+        return nil
     }
 
     /// A bind failure in words ("Address already in use"), on one line.

@@ -23,15 +23,18 @@ enum ExitStatus: Int32, Sendable {
 
 extension ExitStatus {
     /// The status a problem stands for: a scanned input's when no pass is found at all (missing
-    /// 66, unreadable 74, anything else bad data 65), `--user`/`--group` for the milter (a wrong
-    /// value 64, a daemon that may not change its user 77), and a milter scan worker's (a
-    /// malformed request 65, a host that went away 74).
+    /// 66, unreadable 74, anything else bad data 65); the milter's start (`--user`/`--group` with
+    /// a wrong value 64, a daemon that may not change its user 77, an address or metrics port it
+    /// cannot listen on 75 so that the service manager tries again, a log it cannot write as its
+    /// user 73); and a milter scan worker's end (a malformed request 65, a host that went away 74).
     init(_ code: Problem.Code) {
         switch code {
         case .inputUnavailable: self = .noInput
         case .inputReadFailed, .outputFailed: self = .ioError
         case .usage: self = .usage
         case .noPermission: self = .noPermission
+        case .cannotListen: self = .tempFailure
+        case .cannotCreate: self = .cannotCreate
         default: self = .dataError
         }
     }

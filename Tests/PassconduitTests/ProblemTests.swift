@@ -302,11 +302,16 @@ final class ProblemTests: XCTestCase {
     }
 
     /// The command line alone turns a problem into an exit status: `--user`/`--group` (64 for a
-    /// wrong value, 77 for a daemon that may not change its user) and a milter scan worker's end
+    /// wrong value, 77 for a daemon that may not change its user), the milter's start (75 when it
+    /// cannot listen, 73 when its log cannot be written), and a milter scan worker's end
     /// (0 at a clean end, 65 for a malformed request, 74 when the milter went away).
     func testTheCommandLineMapsPrivilegeAndWorkerProblemsToExitStatuses() throws {
         XCTAssertEqual(ExitStatus(Self.privilegesProblem(user: "no-such-user-\(getpid())", euid: 0).problem.code), .usage)
         XCTAssertEqual(ExitStatus(Self.privilegesProblem(user: "nobody", euid: 1000).problem.code), .noPermission)
+        // What MilterDaemon.run returns when it cannot start (GatewayTrustTests and
+        // GatewayOperabilityTests run the binary into each).
+        XCTAssertEqual(ExitStatus(Problem.Code.cannotListen), .tempFailure)
+        XCTAssertEqual(ExitStatus(Problem.Code.cannotCreate), .cannotCreate)
 
         func serve(_ input: [UInt8], closeAfterWriting: Bool) throws -> Problem? {
             var fds: [Int32] = [0, 0]

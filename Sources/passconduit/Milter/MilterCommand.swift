@@ -251,11 +251,11 @@ struct MilterCommand: ParsableCommand {
         }
         if check { throw ExitCode(MilterCheck.run(settings: settings, address: address).rawValue) }
         let command = self
-        let status = MilterDaemon.run(address: address, settings: settings, graceSeconds: grace, metrics: metrics.flatMap(Self.hostPort),
+        let problem = MilterDaemon.run(address: address, settings: settings, graceSeconds: grace, metrics: metrics.flatMap(Self.hostPort),
                                       privileges: privileges) {
             command.settings(environment: environment)
         }
-        throw ExitCode(status)
+        throw ExitCode(problem.map { ExitStatus($0.code) }?.rawValue ?? ExitStatus.success.rawValue)
     }
 
     static func say(_ line: String) {
