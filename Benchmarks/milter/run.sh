@@ -8,6 +8,8 @@
 #
 #   Benchmarks/milter/run.sh           (builds the release binary first; run it alone, as root)
 #   SKIP_BUILD=1 COUNT=2000 Benchmarks/milter/run.sh
+# MILTER=null runs the floor instead: an empty libmilter milter (null-milter.c, needs libmilter-dev)
+# asking for the same stages; its ratio is what Postfix's own milter client leaves on this machine.
 # Needs postfix, swaks (script/packages/milter.txt). Output on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -92,8 +94,14 @@ scache unix - - n - 1 scache
 postlog unix-dgram n - n - 1 postlogd
 CF
 postfix -c "$work/conf" start >/dev/null
-XDG_STATE_HOME="$work/home/state" HOME="$work/home" "$bin" milter --listen "$milter_listen" \
-  --trust "$root/Samples/ca/trust" >"$work/milter.out" 2>&1 &
+if [ "${MILTER:-passconduit}" = null ]; then
+  # The floor: an empty libmilter milter asking for the same stages (null-milter.c).
+  cc -O2 -o "$work/null-milter" "$root/Benchmarks/milter/null-milter.c" -lmilter -lpthread
+  "$work/null-milter" "$milter_listen" >"$work/milter.out" 2>&1 &
+else
+  XDG_STATE_HOME="$work/home/state" HOME="$work/home" "$bin" milter --listen "$milter_listen" \
+    --trust "$root/Samples/ca/trust" >"$work/milter.out" 2>&1 &
+fi
 milter_pid=$!
 for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$mport) 2>/dev/null && { [ "${TRANSPORT:-inet}" = unix ] && [ -S "$work/milter.sock" ] || (exec 3<>/dev/tcp/127.0.0.1/$lport) 2>/dev/null; } && break; sleep 0.1; done
 chmod 666 "$work/milter.sock" 2>/dev/null || true
@@ -139,7 +147,7 @@ for pid in os.listdir("/proc"):
 print(total / tick)
 PY
 }
-echo "messages: $COUNT (1 in $PASS_EVERY with a pass, two-passes.eml), smtp-source -s $SESSIONS, milter on $milter_postfix, Postfix $(postconf -d -h mail_version), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
+echo "messages: $COUNT (1 in $PASS_EVERY with a pass, two-passes.eml), smtp-source -s $SESSIONS, ${MILTER:-passconduit} milter on $milter_postfix, Postfix $(postconf -d -h mail_version), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
 master_pid=$(tr -d ' \n' < "$work/queue/pid/master.pid")
 pf0=$(tree_cpu "$master_pid")
 t_plain=$(run "$pport" plain@example.org)
@@ -150,7 +158,7 @@ cpu_after=$(milter_cpu)
 pf2=$(tree_cpu "$master_pid")
 python3 -c "print(f'Postfix CPU (master and its processes) per message: without milter {($pf1 - $pf0) / $COUNT * 1000:.3f} ms, with milter {($pf2 - $pf1) / $COUNT * 1000:.3f} ms')"
 python3 - "$t_plain" "$t_milter" "$COUNT" "$work/home/state/passconduit/milter.log" "$cpu_before" "$cpu_after" <<'PY'
-import sys, statistics
+import os, sys, statistics
 plain, milter, count, log = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 cpu = float(sys.argv[6]) - float(sys.argv[5])
 print(f"milter CPU (daemon + scan workers): {cpu:.2f} s = {cpu / count * 1000:.3f} ms per message")
@@ -158,7 +166,7 @@ print(f"without milter: {count/plain:8.1f} msg/s ({plain:.2f} s)")
 print(f"with milter:    {count/milter:8.1f} msg/s ({milter:.2f} s)")
 print(f"ratio (with/without): {plain/milter:.3f}  ({(1 - plain/milter)*100:.1f} % fewer msg/s)")
 ms = {"pass": [], "none": []}
-for line in open(log):
+for line in (open(log) if os.path.exists(log) else []):
     if " result=" not in line or "session-closed" in line: continue
     kind = "pass" if "passes=" in line else "none"
     ms[kind].append(float(line.rsplit(" ms=", 1)[1].split()[0]))
