@@ -75,7 +75,8 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The local pass library on SQLite (GRDB).
-        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Support", "CSQLiteLazy"]),
+        .target(name: "PassStore", dependencies: ["Support"]),
+        .target(name: "PassStoreSQLite", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift"), "Support", "CSQLiteLazy"]),
         // PassKit web-service client: moves bytes, never verifies, never writes the library.
         .target(name: "PassUpdate", dependencies: [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
