@@ -119,7 +119,7 @@ let package = Package(
         // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
         .target(name: "PassStorePostgres", dependencies: ["PassStore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The composition root: a `--library` value -> a library backend. Only executables use it.
-        .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres"]),
+        .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres", "PassStoreSQLite", "Support"]),
         // `serve`: the web wallet on Hummingbird. Sign-in, sessions, pages; uses the library, the
         // renderer and the intake policy, never the other way round. Listens; fetches nothing.
         .target(name: "PassWeb", dependencies: [
@@ -163,16 +163,16 @@ let package = Package(
         // A PostgreSQL server of the tests' own (initdb, pg_ctl on a socket in a temporary folder).
         .target(name: "PostgresTestKit", path: "Tests/PostgresTestKit"),
         // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
-        .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "Support", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
+        .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "PassStoreSQLite", "Support", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
         // PassStore's behaviour, against SQLite and (BackendConformanceTests) PostgreSQL too.
         .testTarget(name: "PassStoreTests", dependencies: [
-            "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PostgresTestKit", "Support",
+            "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PassStoreSQLite", "PostgresTestKit", "Support",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
-        .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "PassStoreSQLite", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
-            "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
+            "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "PassStoreSQLite", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The milter's packet codec, session state machine and library map, without a socket.
         .testTarget(name: "MilterTests", dependencies: ["Milter", "PassStore", "Support", .product(name: "NIOCore", package: "swift-nio")]),
@@ -190,6 +190,6 @@ let package = Package(
         // Runs the built `passconduit` binary the way a user or an MTA would.
         // PassStore only to check the library a run left behind (PassLibrary.check).
         // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PassStoreSQLite", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer"]),
     ]
 )
