@@ -74,8 +74,10 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        // The local pass library on SQLite (GRDB).
+        // The pass library as a model: passes, offers, the change log, the rules every write follows
+        // (LibraryRules) and the backend protocol. No backend: no SQLite, no file locking.
         .target(name: "PassStore", dependencies: ["Support"]),
+        // The pass library in one SQLite file (GRDB), a user's own; beside PassStorePostgres.
         .target(name: "PassStoreSQLite", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift"), "Support", "CSQLiteLazy"]),
         // PassKit web-service client: moves bytes, never verifies, never writes the library.
         .target(name: "PassUpdate", dependencies: [
@@ -118,7 +120,8 @@ let package = Package(
         ]),
         // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
         .target(name: "PassStorePostgres", dependencies: ["PassStore", .product(name: "PostgresNIO", package: "postgres-nio")]),
-        // The composition root: a `--library` value -> a library backend. Only executables use it.
+        // The composition root: a `--library` value -> a library backend. Only executables use it,
+        // and no other target under Sources/ depends on a backend (script/check-imports).
         .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres", "PassStoreSQLite", "Support"]),
         // `serve`: the web wallet on Hummingbird. Sign-in, sessions, pages; uses the library, the
         // renderer and the intake policy, never the other way round. Listens; fetches nothing.
@@ -164,7 +167,8 @@ let package = Package(
         .target(name: "PostgresTestKit", path: "Tests/PostgresTestKit"),
         // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
         .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "PassStoreSQLite", "Support", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
-        // PassStore's behaviour, against SQLite and (BackendConformanceTests) PostgreSQL too.
+        // The library's behaviour on both backends (EitherBackend), and the SQLite backend's own
+        // (schema, file checks, locking, crashes).
         .testTarget(name: "PassStoreTests", dependencies: [
             "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PassStoreSQLite", "PostgresTestKit", "Support",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -188,7 +192,8 @@ let package = Package(
             "PassUpdate", "PassWeb", "Support", "Updates", "WalletPass", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
-        // PassStore only to check the library a run left behind (PassLibrary.check).
+        // PassStore and PassStoreSQLite only to check the library file a run left behind
+        // (PassLibrary.check, SQLite's alone).
         // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PassStoreSQLite", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer"]),
     ]
