@@ -75,8 +75,11 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             "Support",
         ]),
-        // The local pass library on SQLite (GRDB).
-        .target(name: "PassStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift"), "Support", "CSQLiteLazy"]),
+        // The pass library as a model: passes, offers, the change log, the rules every write follows
+        // (LibraryRules) and the backend protocol. No backend: no SQLite, no file locking.
+        .target(name: "PassStore", dependencies: ["Support"]),
+        // The pass library in one SQLite file (GRDB), a user's own; beside PassStorePostgres.
+        .target(name: "PassStoreSQLite", dependencies: ["PassStore", .product(name: "GRDB", package: "GRDB.swift"), "Support", "CSQLiteLazy"]),
         // PassKit web-service client: moves bytes, never verifies, never writes the library.
         .target(name: "PassUpdate", dependencies: [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -118,8 +121,9 @@ let package = Package(
         ]),
         // The pass library on PostgreSQL (postgres-nio's PostgresClient): many users in one database.
         .target(name: "PassStorePostgres", dependencies: ["PassStore", "Support", .product(name: "PostgresNIO", package: "postgres-nio")]),
-        // The composition root: a `--library` value -> a library backend. Only executables use it.
-        .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres", "Support"]),
+        // The composition root: a `--library` value -> a library backend. Only executables use it,
+        // and no other target under Sources/ depends on a backend (script/check-imports).
+        .target(name: "LibraryRoot", dependencies: ["PassStore", "PassStorePostgres", "PassStoreSQLite", "Support"]),
         // `serve`: the web wallet on Hummingbird. Sign-in, sessions, pages; uses the library, the
         // renderer and the intake policy, never the other way round. Listens; fetches nothing.
         .target(name: "PassWeb", dependencies: [
@@ -163,16 +167,17 @@ let package = Package(
         // A PostgreSQL server of the tests' own (initdb, pg_ctl on a socket in a temporary folder).
         .target(name: "PostgresTestKit", path: "Tests/PostgresTestKit"),
         // The multi-process and crash tests' child processes (worker, crash-child), built with the tests.
-        .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "Support", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
-        // PassStore's behaviour, against SQLite and (BackendConformanceTests) PostgreSQL too.
+        .executableTarget(name: "PassStoreTestChild", dependencies: ["LibraryRoot", "PassStore", "PassStoreSQLite", "Support", "SyntheticPasses", "TestRandom"], path: "Tests/PassStoreTestChild"),
+        // The library's behaviour on both backends (EitherBackend), and the SQLite backend's own
+        // (schema, file checks, locking, crashes).
         .testTarget(name: "PassStoreTests", dependencies: [
-            "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PostgresTestKit", "Support",
+            "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PassStoreSQLite", "PostgresTestKit", "Support",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
-        .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "PassStoreSQLite", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
-            "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
+            "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "PassStoreSQLite", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The milter's packet codec, session state machine and library map, without a socket.
         .testTarget(name: "MilterTests", dependencies: ["Milter", "PassStore", "Support", .product(name: "NIOCore", package: "swift-nio")]),
@@ -189,8 +194,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Runs the built `passconduit` binary the way a user or an MTA would.
-        // PassStore only to check the library a run left behind (PassLibrary.check).
+        // PassStore and PassStoreSQLite only to check the library file a run left behind
+        // (PassLibrary.check, SQLite's alone).
         // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PassStoreSQLite", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer"]),
     ]
 )

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import PassStore
 import PassStorePostgres
+import PassStoreSQLite
 
 /// A library's life for an operator of a gateway (`passconduit library create|list|drop|purge`),
 /// on either kind of library map the milter uses (`LibraryMap`):

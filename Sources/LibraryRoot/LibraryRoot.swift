@@ -1,6 +1,8 @@
 import Foundation
 import PassStore
 import PassStorePostgres
+import PassStoreSQLite
+import Support
 
 /// The one place a pass library is opened (the composition root): the executables turn a
 /// `--library` value into a backend here, and nothing else in the program chooses one.
@@ -48,6 +50,10 @@ package enum LibraryRoot {
         }
         return try WebStateFile(path: file)
     }
+
+    /// The system libraries the backends load on first use (SQLite; the PostgreSQL client is all
+    /// Swift), for the checks an administrator runs (`filter --check`).
+    package static var nativeLibraries: [NativeLibrary] { [PassLibrary.sqlite] }
 
     /// The login name: whose library a file is, and whose on a server by default.
     package static var loginName: String { PostgresLocation.loginName() }

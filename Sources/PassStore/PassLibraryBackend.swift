@@ -1,10 +1,10 @@
 import Foundation
 
 /// The pass library as the rest of the program sees it: every operation Conduit, the delivery
-/// filter and the CLI use, whatever engine keeps the rows. `PassLibrary` keeps them in SQLite
-/// (GRDB, any `DatabaseWriter`); PassStorePostgres keeps them on a PostgreSQL server. Only the
-/// executables choose one (the composition root, `LibraryRoot.open`); everything else holds an
-/// `any PassLibraryBackend`.
+/// filter and the CLI use, whatever engine keeps the rows. PassStoreSQLite's `PassLibrary` keeps
+/// them in SQLite (GRDB, any `DatabaseWriter`); PassStorePostgres keeps them on a PostgreSQL
+/// server. Only the executables choose one (the composition root, `LibraryRoot.open`); everything
+/// else holds an `any PassLibraryBackend`.
 ///
 /// Every implementation gives the same answers and the same `LibraryError` kinds for the same
 /// calls (the PassStore behaviour tests run against each): each write is one transaction that

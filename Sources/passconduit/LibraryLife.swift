@@ -176,7 +176,7 @@ extension LibraryCommand {
                 if !LibraryRoot.isServer(template), let statePath = webStatePath(), LibraryMap.fileExists(statePath) {
                     let user = address.lowercased()
                     do {
-                        dropped.web += try WebStateFile(path: statePath).forget(user: user)
+                        dropped.web += try Blocking.run { try await LibraryRoot.webState(location: template, file: statePath).forget(user: user) }
                     } catch {
                         throw CLIError("erased the library, but not \(address)'s web sign-ins in \(statePath): \(error)", status: .ioError)
                     }

@@ -1,7 +1,7 @@
 import Barcodes
 import Conduit
+import LibraryRoot
 import PassRender
-import PassStore
 import Support
 import WalletPass
 
@@ -9,7 +9,7 @@ import WalletPass
 /// administrator runs (`filter --check`): a missing one is named there, before mail arrives.
 enum NativeLibraries {
     /// What scanning mail needs: opening and verifying passes, recognising attachments, the library.
-    static let scanning: [NativeLibrary] = PassOpener.libraries + [MagicSniffer.library, PassLibrary.sqlite]
+    static let scanning: [NativeLibrary] = PassOpener.libraries + [MagicSniffer.library] + LibraryRoot.nativeLibraries
     /// What drawing a card needs as well.
     static let drawing: [NativeLibrary] = [PassRenderer.library, BarcodeEncoder.library]
 

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import Conduit
 import PassStore
+import PassStoreSQLite
 import WalletPass
 import Support
 

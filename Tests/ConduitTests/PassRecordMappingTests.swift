@@ -3,6 +3,7 @@ import Support
 import XCTest
 @testable import Conduit
 import PassStore
+import PassStoreSQLite
 import WalletPass
 
 final class PassRecordMappingTests: XCTestCase {

@@ -1,4 +1,5 @@
 import PassStore
+import PassStoreSQLite
 import Conduit
 import XCTest
 @testable import DeliveryFilter

@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import PassStoreSQLite
 import XCTest
 @testable import DeliveryFilter
 import Support

@@ -1,4 +1,5 @@
 import PassStore
+import PassStoreSQLite
 import XCTest
 @testable import DeliveryFilter
 import TestRandom

@@ -2,6 +2,7 @@ import Conduit
 import Foundation
 import GRDB
 import PassStore
+import PassStoreSQLite
 import WalletPass
 import XCTest
 @testable import DeliveryFilter

@@ -143,6 +143,43 @@ final class LibraryLifeTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: foreign), kept.stderr)
     }
 
+    /// `drop` on a file map erases the mailbox's web sign-ins too, in serve's state file (`--state`),
+    /// and nobody else's (the state is opened through LibraryRoot, as serve opens it).
+    func testFileMapDropErasesThatMailboxsWebSignIns() throws {
+        let template = home.path + "/%{local}@%{domain}.sqlite"
+        let alice = home.path + "/alice@example.org.sqlite"
+        let state = home.path + "/web-sessions.sqlite"
+        for user in ["alice@example.org", "carol@example.net"] {
+            XCTAssertEqual(try library(["create", user, "--library-map", template]).status, 0)
+        }
+        let sandbox = try Sandbox()
+        let web = try WebServeTests.Server(sandbox, ["--library-map", template, "--state", state, "--trust", trust, "--listen", "127.0.0.1:0",
+                                                     "--auth", "header:X-User", "--trusted-proxy", "127.0.0.1", "--trusted-proxy", "::1"], common: false)
+        try web.started()
+        for user in ["alice@example.org", "Alice@example.org", "carol@example.net"] {
+            XCTAssertEqual(try WebServeTests.curl(web.base + "/", ["-H", "X-User: \(user)"]).status, 200, user + web.text)
+        }
+        web.process.terminate()
+        web.process.waitUntilExit()
+        func signIns(_ user: String) throws -> String {
+            let r = try FilterRun.run(executable: URL(fileURLWithPath: "/usr/bin/python3"),
+                                      arguments: ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM web_session WHERE user = ?', (sys.argv[2],)).fetchone()[0])",
+                                                  state, user],
+                                      input: [], environment: ["PATH": "/usr/bin:/bin"])
+            XCTAssertEqual(r.status, 0, String(decoding: r.stderr, as: UTF8.self))
+            return String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        XCTAssertEqual(try signIns("alice@example.org"), "2")
+        XCTAssertEqual(try signIns("carol@example.net"), "1")
+
+        let dropped = try library(["drop", "alice@example.org", "--yes", "--library-map", template, "--state", state])
+        XCTAssertEqual(dropped.status, 0, dropped.stderr)
+        XCTAssertEqual(dropped.stdout, "Erased \(alice): 0 passes, 0 offers, 2 web sign-ins and tokens.\n")
+        XCTAssertEqual(try signIns("alice@example.org"), "0", "an erasure takes the web wallet's sign-ins too")
+        XCTAssertEqual(try signIns("carol@example.net"), "1")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: alice))
+    }
+
     /// A mailbox's library asked on a terminal: "n" keeps it.
     func testDropAsksOnATerminal() throws {
         let template = home.path + "/%{local}@%{domain}.sqlite"

@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import PassStoreSQLite
 import XCTest
 
 /// `passconduit milter` behind a real Postfix (Debian's), mail sent with swaks and smtp-source,

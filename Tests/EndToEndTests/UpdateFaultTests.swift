@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import PassStoreSQLite
 import XCTest
 
 /// `passconduit update` against a local HTTPS server (Python http.server + ssl, a test CA made

@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import PassStoreSQLite
 import XCTest
 
 /// `passconduit update` against django-walletpass 5.0.1, a PassKit web-service server nobody

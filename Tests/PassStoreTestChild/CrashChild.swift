@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import PassStoreSQLite
 import Support
 import SyntheticPasses
 import TestRandom

@@ -2,6 +2,7 @@ import Foundation
 import PostgresTestKit
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 import PassStorePostgres
 
 /// The two library backends the behaviour tests run against.

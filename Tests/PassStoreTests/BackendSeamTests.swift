@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 
 /// The library through its backend protocol, on a database the test made itself (an in-memory
 /// GRDB queue): what Conduit, the filter and the CLI see.

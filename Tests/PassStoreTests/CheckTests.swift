@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 
 /// `check()` is what the crash test trusts, so each kind of damage it looks for must show.
 final class CheckTests: XCTestCase {

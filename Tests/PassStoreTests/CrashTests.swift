@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 import TestRandom
 
 /// A child writing every kind of change without pause is killed with SIGKILL at a random moment,

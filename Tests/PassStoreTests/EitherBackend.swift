@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 
 /// The library behaviour tests' view of a library on either backend: the synchronous calls the
 /// tests were written with (PassLibrary's), each made through `PassLibraryBackend` and awaited,

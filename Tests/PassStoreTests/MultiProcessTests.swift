@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 
 /// 16 processes × 200 operations on one fresh library, all started at once: opening and
 /// migrating together, adding, replacing, offering (some offers the same pass in every process),

@@ -2,6 +2,7 @@ import Foundation
 import Support
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 
 final class OfferTests: XCTestCase {
     func testStagedOfferIsListedWithItsSourceAndBytes() throws {

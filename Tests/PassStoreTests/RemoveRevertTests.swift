@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 
 final class RemoveRevertTests: XCTestCase {
     private let id = PassID(passTypeIdentifier: "pass.example.synthetic", serialNumber: "1")

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 import Support
 
 final class ReplaceTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import PassStore
+@testable import PassStoreSQLite
 
 /// Issue 12's library side: field changes in the change log, the web-service state, the device
 /// id, registrations and tags, and the v1 → v2 migration.
@@ -69,7 +70,7 @@ final class WebServiceStoreTests: XCTestCase {
     func testAVersion1LibraryIsMigratedWithItsPassesAndLog() throws {
         // Given a library made by the v1 schema only
         let dir = TempDir()
-        try LibraryLocation.ensureFolder(of: dir.library)
+        try LibraryFile.ensureFolder(of: dir.library)
         do {
             let queue = try DatabaseQueue(path: dir.library)
             var v1 = DatabaseMigrator()

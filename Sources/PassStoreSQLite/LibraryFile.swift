@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PassStore
 import Support
 
 /// Checks what sits at the library path before SQLite is allowed near it, so a foreign or
@@ -29,7 +30,7 @@ enum LibraryFile {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return .missing }
-            throw LibraryError(.cannotCreate, "cannot read the library file: \(LibraryLocation.errnoText())", path: path)
+            throw LibraryError(.cannotCreate, "cannot read the library file: \(errnoText())", path: path)
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw LibraryError(.notALibrary, "is not a regular file, so it cannot be a pass library", path: path)
@@ -41,6 +42,47 @@ enum LibraryFile {
                                path: path)
         }
         return .nonEmpty
+    }
+
+    /// Creates every missing folder above `path` with mode 0700 (folders that exist are left as
+    /// they are: `--library /tmp/x.sqlite` must not chmod /tmp).
+    static func ensureFolder(of path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty else { return }
+        var missing: [String] = []
+        var current = folder
+        while !current.isEmpty && current != "/" {
+            var info = stat()
+            if stat(current, &info) == 0 {
+                guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw LibraryError(.cannotCreate, "\(current) is not a folder", path: path)
+                }
+                break
+            }
+            missing.append(current)
+            current = (current as NSString).deletingLastPathComponent
+        }
+        for dir in missing.reversed() {
+            if mkdir(dir, 0o700) != 0 && errno != EEXIST {
+                throw LibraryError(.cannotCreate, "cannot create the folder \(dir): \(errnoText())", path: path)
+            }
+            // mkdir applies the umask; make it exactly 0700.
+            _ = chmod(dir, 0o700)
+        }
+    }
+
+    /// Creates the file with mode 0600 if it does not exist; returns true if it did not.
+    /// SQLite gives the -wal and -shm files the mode of the database file, so they are 0600 too.
+    @discardableResult
+    static func ensureFile(_ path: String) throws -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            if errno == EEXIST { return false }
+            throw LibraryError(.cannotCreate, "cannot create the library file: \(errnoText())", path: path)
+        }
+        _ = fchmod(fd, 0o600)
+        close(fd)
+        return true
     }
 
     /// The 16 bytes every SQLite 3 database starts with.
@@ -65,4 +107,6 @@ enum LibraryFile {
                             "is not a pass library (not an SQLite database: it starts with \(shown)); it was left untouched",
                             path: path)
     }
+
+    static func errnoText() -> String { String(cString: strerror(errno)) }
 }

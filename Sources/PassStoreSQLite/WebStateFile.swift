@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PassStore
 import Support
 
 /// The web state in one SQLite file where an SQLite library lives (`web-sessions.sqlite` beside

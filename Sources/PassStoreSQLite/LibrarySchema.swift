@@ -1,4 +1,5 @@
 import GRDB
+import PassStore
 
 /// The library's schema as frozen SQL history. A migration is never edited once shipped; a
 /// change is a new migration. No `eraseDatabaseOnSchemaChange`: the library is the user's data.

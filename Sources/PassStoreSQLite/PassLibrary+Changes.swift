@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PassStore
 
 extension PassLibrary {
     /// Change-log entries with a sequence number greater than `sequence`, oldest first, at most

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PassStore
 
 extension PassLibrary {
     /// Every row, in one read transaction (`library copy`).

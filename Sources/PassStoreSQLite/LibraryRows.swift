@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import PassStore
 
 /// SQL and row mapping shared by the library's operations. Internal: no `Database` or `Row`
-/// leaves PassStore.
+/// leaves PassStoreSQLite.
 enum LibraryRows {
     /// The metadata columns `pass` and `pass_version` share, in this order.
     static let passColumns = """

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PassStore
 
 /// An exclusive `flock` on a side file, held while a process opens and migrates the library:
 /// GRDB's migrator is not safe when several processes open a fresh library at once
@@ -15,7 +16,7 @@ final class FileLock {
     init(path: String, timeout: TimeInterval, libraryPath: String) throws {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw LibraryError(.cannotCreate, "cannot open the lock file \(path): \(LibraryLocation.errnoText())",
+            throw LibraryError(.cannotCreate, "cannot open the lock file \(path): \(LibraryFile.errnoText())",
                                path: libraryPath)
         }
         let deadline = PassLibrary.deadline(after: timeout)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PassStore
 
 /// The user's local pass library: one SQLite file (WAL) that many processes share — the
 /// delivery filter for every message, the user at a terminal, a chat bridge.
@@ -27,12 +28,12 @@ package final class PassLibrary: @unchecked Sendable {
         self.options = options
         // SQLite is loaded on first use (CSQLiteLazy); without it nothing is created or opened.
         do { try Self.sqlite.load() } catch { throw LibraryError(.unavailable, error.message, path: path) }
-        try LibraryLocation.ensureFolder(of: path)
+        try LibraryFile.ensureFolder(of: path)
         let lock = try FileLock(path: path + ".lock", timeout: options.retryDeadline, libraryPath: path)
         defer { withExtendedLifetime(lock) {} }
 
         if try LibraryFile.inspect(path) == .missing {
-            try LibraryLocation.ensureFile(path)
+            try LibraryFile.ensureFile(path)
         }
         var config = Configuration()
         config.busyMode = .timeout(options.busyTimeout)

@@ -1,4 +1,5 @@
 import Foundation
+import PassStore
 
 /// The SQLite library is a `PassLibraryBackend`: its synchronous operations satisfy the async
 /// requirements (a GRDB call is short and local; it runs on the calling task's thread).

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PassStore
 
 extension PassLibrary {
     /// PassKit's `containsPass`, refined: new, contained (same bytes), update (different content

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PassStore
 
 extension PassLibrary {
     /// Stages a pass the delivery filter found, for the user to accept or decline later.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PassStore
 import Support
 
 /// The web-service client's memory (issue 12). Kept apart from the pass rows: the library's

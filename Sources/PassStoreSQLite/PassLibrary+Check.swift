@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import CSQLiteLazy   // links the trampolines that load the library on first use (script/gen-lazy-shims)
+import PassStore
 import Support
 
 extension PassLibrary {
