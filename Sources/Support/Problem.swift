@@ -102,6 +102,8 @@ package struct Problem: Sendable, Equatable, CustomStringConvertible {
         package static let busy = Code("busy")
         package static let exists = Code("exists")
         package static let newerSchema = Code("newer-schema")
+        /// A library file of an older layout opened for reading only: a writer brings it up to date.
+        package static let olderSchema = Code("older-schema")
         package static let unavailable = Code("unavailable")
 
         // MARK: Configuration (ConfigError)
