@@ -91,18 +91,7 @@ package enum LibraryAdmin {
 
     /// Creates every missing folder above `path` with the folder mode and owner.
     static func makeFolders(above path: String, ownership: Ownership) throws {
-        var missing: [String] = []
-        var current = (path as NSString).deletingLastPathComponent
-        while !current.isEmpty && current != "/" {
-            var info = stat()
-            if stat(current, &info) == 0 {
-                guard (info.st_mode & S_IFMT) == S_IFDIR else { throw LibraryError(.cannotCreate, "\(current) is not a folder", path: path) }
-                break
-            }
-            missing.append(current)
-            current = (current as NSString).deletingLastPathComponent
-        }
-        for folder in missing.reversed() {
+        for folder in try LibraryFile.missingFolders(above: path) {
             if mkdir(folder, 0o700) != 0 && errno != EEXIST {
                 throw LibraryError(.cannotCreate, "cannot create the folder \(folder): \(String(cString: strerror(errno)))", path: path)
             }

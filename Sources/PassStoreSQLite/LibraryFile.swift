@@ -15,7 +15,7 @@ import Support
 /// in the process, which SQLite then reports as a disk I/O error. The bytes themselves are
 /// checked by SQLite, which reads the 16-byte "SQLite format 3" magic before anything else and
 /// answers SQLITE_NOTADB without writing.
-enum LibraryFile {
+package enum LibraryFile {
     /// The smallest SQLite database: one page of the smallest page size. Shorter non-empty files
     /// cannot be one (and SQLite could mistake them for an empty database and write over them).
     static let minimumDatabaseSize = 512
@@ -44,13 +44,11 @@ enum LibraryFile {
         return .nonEmpty
     }
 
-    /// Creates every missing folder above `path` with mode 0700 (folders that exist are left as
-    /// they are: `--library /tmp/x.sqlite` must not chmod /tmp).
-    static func ensureFolder(of path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        guard !folder.isEmpty else { return }
+    /// The folders above the library file `path` that do not exist yet, outermost first; a
+    /// non-folder in the way is `cannotCreate`.
+    package static func missingFolders(above path: String) throws -> [String] {
         var missing: [String] = []
-        var current = folder
+        var current = (path as NSString).deletingLastPathComponent
         while !current.isEmpty && current != "/" {
             var info = stat()
             if stat(current, &info) == 0 {
@@ -62,7 +60,15 @@ enum LibraryFile {
             missing.append(current)
             current = (current as NSString).deletingLastPathComponent
         }
-        for dir in missing.reversed() {
+        return missing.reversed()
+    }
+
+    /// Creates every missing folder above `path` with mode 0700 (folders that exist are left as
+    /// they are: `--library /tmp/x.sqlite` must not chmod /tmp).
+    static func ensureFolder(of path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty else { return }
+        for dir in try missingFolders(above: path) {
             if mkdir(dir, 0o700) != 0 && errno != EEXIST {
                 throw LibraryError(.cannotCreate, "cannot create the folder \(dir): \(errnoText())", path: path)
             }
