@@ -66,8 +66,6 @@ package enum LibraryFile {
     /// Creates every missing folder above `path` with mode 0700 (folders that exist are left as
     /// they are: `--library /tmp/x.sqlite` must not chmod /tmp).
     static func ensureFolder(of path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        guard !folder.isEmpty else { return }
         for dir in try missingFolders(above: path) {
             if mkdir(dir, 0o700) != 0 && errno != EEXIST {
                 throw LibraryError(.cannotCreate, "cannot create the folder \(dir): \(errnoText())", path: path)
