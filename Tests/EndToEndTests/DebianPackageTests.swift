@@ -111,6 +111,14 @@ final class DebianPackageTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.output)
         XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("etc/passwd"), encoding: .utf8), passwd)
 
+        // The operator enables the milter, as the unit's comment says (systemctl works offline
+        // on a root); the upgrade's postinst records the link for deb-systemd-helper.
+        let enable = try MilterKit.run("/usr/bin/systemctl", ["--root=\(root.path)", "enable", "passconduit-milter.service"],
+                                       environment: ["PATH": "/usr/bin:/bin"])
+        XCTAssertEqual(enable.status, 0, enable.output)
+        let wants = "etc/systemd/system/multi-user.target.wants/passconduit-milter.service"
+        XCTAssertTrue(exists(wants), enable.output)
+
         // A local edit of the conffile survives an upgrade that ships the same file.
         let config = root.appendingPathComponent("etc/passconduit/config.toml")
         let edited = try String(contentsOf: config, encoding: .utf8) + "\n# edited on this host\n"
@@ -120,15 +128,71 @@ final class DebianPackageTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: config, encoding: .utf8), edited)
         XCTAssertTrue(try MilterKit.run("/usr/bin/dpkg-query", ["--admindir=\(root.path)/var/lib/dpkg", "-W", "-f=${Version}", "passconduit"]).output == "0.1.1")
 
-        // remove: program gone, configuration and libraries kept.
+        XCTAssertTrue(exists(wants), "the upgrade dropped the operator's enable")
+
+        // remove: program gone, configuration and libraries kept; the units masked (as
+        // dh_installsystemd does), so a leftover enable cannot start a binary that is gone.
         _ = try dpkg(["--remove", "passconduit"])
         XCTAssertFalse(exists("usr/bin/passconduit"))
         XCTAssertTrue(exists("etc/passconduit/config.toml"))
         XCTAssertTrue(exists("var/lib/passconduit/alice@example.org"))
-        // purge: both gone, nothing asked.
+        for unit in ["passconduit-milter.service", "passconduit-web.service"] {
+            let mask = root.appendingPathComponent("etc/systemd/system/" + unit).path
+            XCTAssertEqual(try? FileManager.default.destinationOfSymbolicLink(atPath: mask), "/dev/null", "\(unit) not masked on remove")
+        }
+        // purge: both gone, nothing asked; the operator's enable link, the masks and
+        // deb-systemd-helper's record of them too.
         _ = try dpkg(["--purge", "passconduit"])
         XCTAssertFalse(exists("etc/passconduit"))
         XCTAssertFalse(exists("var/lib/passconduit"))
+        XCTAssertNil(try? FileManager.default.destinationOfSymbolicLink(atPath: root.appendingPathComponent(wants).path), "enable link left after purge")
+        for unit in ["passconduit-milter.service", "passconduit-web.service"] {
+            XCTAssertNil(try? FileManager.default.destinationOfSymbolicLink(atPath: root.appendingPathComponent("etc/systemd/system/" + unit).path),
+                         "\(unit) still masked after purge")
+        }
+        let records = (try? FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("var/lib/systemd/deb-systemd-helper-enabled").path)) ?? []
+        XCTAssertEqual(records.filter { $0.contains("passconduit") }, [], "deb-systemd-helper still records passconduit units")
+    }
+
+    /// What the maintainer scripts ask of a running systemd (operator trial D5: after
+    /// `apt-get remove` the milter went on scanning mail from the deleted binary): prerm stops
+    /// both daemons on remove and not on upgrade; postinst try-restarts them on upgrade and
+    /// starts nothing on a first install. systemd is not PID 1 on this machine, so the scripts
+    /// run in a private mount namespace whose /run says it is (a tmpfs with run/systemd/system),
+    /// with deb-systemd-invoke and systemctl answered by recorders of their arguments.
+    func testTheDaemonsStopOnRemoveAndRestartOnUpgrade() throws {
+        try XCTSkipIf(geteuid() != 0, "a private mount namespace needs root")
+        let deb = try build()
+        let control = scratch.appendingPathComponent("control")
+        XCTAssertEqual(try MilterKit.run("/usr/bin/dpkg-deb", ["--control", deb, control.path]).status, 0)
+        let bin = scratch.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let calls = scratch.appendingPathComponent("calls")
+        // systemd-sysusers and systemd-tmpfiles answered too, and the host's sysusers.d and
+        // tmpfiles.d hidden under tmpfs: configure must not make a user or a folder on this host.
+        for tool in ["deb-systemd-invoke", "systemctl", "deb-systemd-helper", "systemd-sysusers", "systemd-tmpfiles"] {
+            let recorder = bin.appendingPathComponent(tool)
+            try "#!/bin/sh\necho \"\(tool) $*\" >> '\(calls.path)'\n".write(to: recorder, atomically: true, encoding: .utf8)
+            XCTAssertEqual(chmod(recorder.path, 0o755), 0)
+        }
+        func run(_ script: String, _ arguments: [String]) throws -> [String] {
+            try? FileManager.default.removeItem(at: calls)
+            let shell = "mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system"
+                + " && mount -t tmpfs tmpfs /usr/lib/sysusers.d && mount -t tmpfs tmpfs /usr/lib/tmpfiles.d"
+                + " && touch /usr/lib/sysusers.d/passconduit.conf /usr/lib/tmpfiles.d/passconduit.conf && exec /bin/sh \"$@\""
+            let result = try MilterKit.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", shell, "sh",
+                                                                control.appendingPathComponent(script).path] + arguments,
+                                           environment: ["PATH": "\(bin.path):/usr/sbin:/usr/bin:/sbin:/bin"])
+            XCTAssertEqual(result.status, 0, "\(script) \(arguments): \(result.output)")
+            let text = (try? String(contentsOf: calls, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("deb-systemd-invoke") || $0.hasPrefix("systemctl") }
+        }
+        let units = "passconduit-milter.service passconduit-web.service"
+        XCTAssertEqual(try run("prerm", ["remove"]), ["deb-systemd-invoke stop \(units)"])
+        XCTAssertEqual(try run("prerm", ["upgrade", "0.1.1"]), [])
+        XCTAssertEqual(try run("postinst", ["configure", "0.1.0"]),
+                       ["systemctl --system daemon-reload", "deb-systemd-invoke try-restart \(units)"])
+        XCTAssertEqual(try run("postinst", ["configure"]), ["systemctl --system daemon-reload"])
     }
 
     /// The installed milter unit's ExecStart line, run from the scratch root the way systemd
