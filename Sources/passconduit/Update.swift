@@ -19,7 +19,8 @@ struct Update: ParsableCommand {
 
         Without IDs every pass with a web service is checked, except expired and voided ones \
         and those whose server asked to wait. Nothing contacts an issuer unless you run this \
-        command (or enable the systemd timer in Samples/integrations/systemd).
+        command (or enable the systemd timer: passconduit-update.timer, a user unit; \
+        Samples/integrations/systemd in the source tree).
 
         --quiet is the timer's mode: it checks only the passes that are due (hourly while a \
         pass's relevant date is within 48 hours, daily otherwise) and prints only problems.

@@ -38,8 +38,9 @@ struct FilterArguments: Sendable, Equatable {
         retries: that delays mail for as long as the library is down. --user NAME picks whose
         library on a PostgreSQL server. --no-library (a mailbox without a library): the passes
         are still found and verified, the headers give their verdicts, no library is opened or
-        created, nothing is offered. Put a server's password in PGPASSFILE or the config
-        file, not on a command line (ps shows it); logs and messages never show it.
+        created, nothing is offered. Put a server's password in PGPASSFILE (or ~/.pgpass), not on
+        a command line (ps shows it) or in the config file (readable by all); logs and messages
+        never show it.
         """
 
     init(_ arguments: [String]) {

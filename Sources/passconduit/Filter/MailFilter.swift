@@ -10,7 +10,8 @@ struct MailFilter: ParsableCommand {
         abstract: "Delivery-filter mode: message on stdin to stdout, passes staged as offers.",
         discussion: """
         For procmail (:0 fw), maildrop (xfilter), Postfix pipe(8), Exim, Dovecot Sieve, fetchmail \
-        and getmail; recipes are in Samples/integrations/. The message always comes out whole: \
+        and getmail; recipes are in /usr/share/doc/passconduit/examples/integrations/ (Samples/integrations/ in the source \
+        tree). The message always comes out whole: \
         exit 0 with the complete message, or 75 with no output so the mail host retries. New \
         valid passes become offers ("passconduit offers"); a newer version of a pass already in \
         your library is applied.

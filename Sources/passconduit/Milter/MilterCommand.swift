@@ -40,8 +40,8 @@ struct MilterCommand: ParsableCommand {
         postgresql:// names one PostgreSQL server: the recipient (local@domain, lower-cased) is \
         the library user, and only a user the server already holds a library for gets offers. \
         --library PATH makes every recipient share one library. Give a server's password in \
-        PGPASSFILE (or ~/.pgpass) or the config file, not in the map on the command line, where ps \
-        shows it; the log and every message print a location without its password.
+        PGPASSFILE (or ~/.pgpass), not in the map: ps shows a command line, and the config file \
+        is readable by all; the log and every message print a location without its password.
 
         SIGTERM or SIGINT: stop accepting, finish the messages in progress, exit. SIGHUP: \
         re-read the config file. One log line per message ($XDG_STATE_HOME/passconduit/milter.log, \
@@ -50,7 +50,8 @@ struct MilterCommand: ParsableCommand {
         Postfix (main.cf), with the milter on loopback (--listen inet:10025@127.0.0.1):
           smtpd_milters = inet:127.0.0.1:10025
           milter_default_action = accept
-        A systemd unit and a main.cf snippet are in Samples/integrations/.
+        A systemd unit and a main.cf snippet are in \
+        /usr/share/doc/passconduit/examples/integrations/ (Samples/integrations/ in the source tree).
 
         Example:
           passconduit milter --listen inet:10025@127.0.0.1 \\
