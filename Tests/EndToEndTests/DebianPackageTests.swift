@@ -43,6 +43,10 @@ final class DebianPackageTests: XCTestCase {
         // The installed unit runs the installed binary.
         let unit = try MilterKit.run("/bin/sh", ["-c", "dpkg-deb --fsys-tarfile '\(deb)' | tar -xO ./lib/systemd/system/passconduit-milter.service"]).output
         XCTAssertTrue(unit.contains("ExecStart=/usr/bin/passconduit milter"), unit)
+        // So do the example units an operator copies (operator trial D13: they named /usr/local/bin).
+        let examples = try MilterKit.run("/bin/sh", ["-c", "dpkg-deb --fsys-tarfile '\(deb)' | tar -xO --wildcards './usr/share/doc/passconduit/examples/integrations/systemd/*.service'"]).output
+        XCTAssertTrue(examples.contains("/usr/bin/passconduit"), examples)
+        XCTAssertFalse(examples.contains("/usr/local/bin"), examples)
         let lintian = try MilterKit.run("/usr/bin/lintian", ["--no-tag-display-limit", deb])
         let errors = lintian.output.split(separator: "\n").filter { $0.hasPrefix("E: ") }
         XCTAssertEqual(errors, [], lintian.output)

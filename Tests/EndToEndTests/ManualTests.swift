@@ -73,6 +73,32 @@ final class ManualTests: XCTestCase {
         XCTAssertTrue(milter.options.contains("on-library-error"))
     }
 
+    func testTheServePageHasEveryOptionOfServe() throws {
+        let serve = try XCTUnwrap(try commands().first { $0.path == ["serve"] })
+        let text = try page("Docs/passconduit-serve.1")
+        XCTAssertEqual(serve.options.subtracting(named(in: text).options), [], "Docs/passconduit-serve.1 lacks options: run script/gen-manual")
+        for section in ["SIGNALS", "EXIT STATUS", "SIGN-IN LIMITS", "BEHIND A PROXY", "LOGS", "FILES"] {
+            XCTAssertTrue(text.contains(".Sh \(section)\n"), "passconduit-serve(1) has no \(section)")
+        }
+    }
+
+    /// What an operator met in the pages (operator trial D13): the milter page's generated
+    /// "EXIT STATUS" ran into its SIGNALS section (two EXIT STATUS headings, the first about
+    /// signals), passconduit.toml(5) had keys "(no description)", and the pages sent the reader
+    /// to Samples/integrations/, a folder of the source tree that the package does not have.
+    func testThePagesGiveAnOperatorOneExitStatusEveryKeyAndTheInstalledExamples() throws {
+        for path in ["Docs/passconduit.1", "Docs/passconduit-milter.8", "Docs/passconduit-serve.1", "Docs/passconduit.toml.5"] {
+            let text = try page(path)
+            let headings = text.split(separator: "\n").filter { $0.hasPrefix(".Sh") && $0.contains("EXIT STATUS") }
+            XCTAssertLessThanOrEqual(headings.count, 1, "\(path): \(headings)")
+            XCTAssertFalse(text.contains(".Ex -std.Sh"), path)
+            XCTAssertFalse(text.contains("(no description)"), path)
+            for line in text.split(separator: "\n") where line.contains("Samples/integrations") {
+                XCTAssertTrue(line.contains("in the source tree"), "\(path) sends an operator to the source tree only: \(line)")
+            }
+        }
+    }
+
     func testTheFilterPageHasEveryOptionTheFilterReads() throws {
         // The filter parses its own arguments; its usage lines list them all, each as "[--name".
         let run = try MilterKit.run(Binary.url.path, ["help", "filter"])
@@ -101,7 +127,7 @@ final class ManualTests: XCTestCase {
     }
 
     func testEveryPageRendersWithoutWarnings() throws {
-        for path in ["Docs/passconduit.1", "Docs/passconduit-milter.8", "Docs/passconduit.toml.5",
+        for path in ["Docs/passconduit.1", "Docs/passconduit-milter.8", "Docs/passconduit-serve.1", "Docs/passconduit.toml.5",
                      "Samples/integrations/man/passconduit-filter.1"] {
             // The page itself to /dev/null: what is left is what man and groff complain of.
             let run = try MilterKit.run("/bin/sh", ["-c", "man --warnings -l \"$1\" > /dev/null", "sh", Run.root.appendingPathComponent(path).path],
