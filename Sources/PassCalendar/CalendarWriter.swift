@@ -40,6 +40,14 @@ package enum CalendarWriter {
             if let geo = event.geo { line(String(format: "GEO:%.6f;%.6f", geo.latitude, geo.longitude)) }
             if event.cancelled { line("STATUS:CANCELLED") }
             line("TRANSP:\(event.start.isDay ? "TRANSPARENT" : "OPAQUE")")
+            // No reminder of a cancelled event (a voided pass).
+            if let alarm = event.alarm, !event.cancelled {
+                line("BEGIN:VALARM")
+                line("ACTION:DISPLAY")
+                line("DESCRIPTION:\(ContentLine.escape(event.summary))")
+                line("TRIGGER:\(CalendarAlarms.trigger(alarm))")
+                line("END:VALARM")
+            }
             line("END:VEVENT")
         }
         line("END:VCALENDAR")

@@ -17,9 +17,9 @@ package enum LibraryCalendar {
     }
 
     /// The events of `passes` (each with the name the user gave it, if any), each pass's stored
-    /// bytes opened with `opener`.
+    /// bytes opened with `opener`; with `alarms`, each event reminds that long before it.
     package static func write(_ passes: [(name: String?, pass: StoredPass)], library: any PassLibraryBackend,
-                              opener: PassOpener) async throws -> Result {
+                              opener: PassOpener, alarms: CalendarAlarms? = nil) async throws -> Result {
         var events: [PassEvent] = []
         var warnings: [String] = []
         var dateless: [String] = []
@@ -29,7 +29,10 @@ package enum LibraryCalendar {
                 warnings.append("\(name ?? stored.id.description): cannot read the pass's contents; it has no events")
                 continue
             }
-            let result = PassEvents.events(of: info, sequence: stored.previousVersions, stamp: stored.updatedAt)
+            var result = PassEvents.events(of: info, sequence: stored.previousVersions, stamp: stored.updatedAt)
+            if let alarms {
+                for i in result.events.indices { result.events[i].alarm = alarms.lead(for: info.kind) }
+            }
             for skipped in result.skipped {
                 warnings.append("\(name ?? stored.id.description): the date \(skipped.date.debugDescription) \(skipped.reason)")
             }
@@ -40,7 +43,7 @@ package enum LibraryCalendar {
     }
 
     /// Every pass of `library` that has a date (the calendar of `passconduit calendar` without IDs).
-    package static func write(library: any PassLibraryBackend, opener: PassOpener) async throws -> Result {
-        try await write(try await library.passes().map { (nil, $0) }, library: library, opener: opener)
+    package static func write(library: any PassLibraryBackend, opener: PassOpener, alarms: CalendarAlarms? = nil) async throws -> Result {
+        try await write(try await library.passes().map { (nil, $0) }, library: library, opener: opener, alarms: alarms)
     }
 }

@@ -17,11 +17,13 @@ package struct PassEvent: Sendable, Equatable {
     package var sequence: Int
     /// When the pass last changed (DTSTAMP).
     package var stamp: Date
+    /// Seconds before the start at which a calendar reminds (a VALARM); nil: no reminder.
+    package var alarm: Int? = nil
 
     package static func == (a: PassEvent, b: PassEvent) -> Bool {
         a.uid == b.uid && a.start == b.start && a.end == b.end && a.summary == b.summary
             && a.description == b.description && a.location == b.location && a.geo?.latitude == b.geo?.latitude
             && a.geo?.longitude == b.geo?.longitude && a.cancelled == b.cancelled && a.sequence == b.sequence
-            && a.stamp == b.stamp
+            && a.stamp == b.stamp && a.alarm == b.alarm
     }
 }

@@ -25,10 +25,16 @@ struct CalendarCommand: ParsableCommand {
 
         With no ID, every pass in the library that has a date is written.
 
+        --alarm adds a reminder to each event (a VALARM that calendar programs, phones included, \
+        show by themselves): a lead time for every event, such as 3h, 90m, 1d or 1h30m (0m: at \
+        the start), or "kind" for each kind's own: 3 hours before a flight, 24 hours before an \
+        event, 1 hour before any other pass's date. A cancelled event (a voided pass) gets none.
+
         Examples:
           passconduit calendar -o passes.ics
           passconduit calendar 3fa2c1 > concert.ics
           passconduit calendar -o - | khal import --batch -
+          passconduit calendar --alarm kind -o passes.ics
         """,
         version: Passconduit.version)
 
@@ -37,12 +43,18 @@ struct CalendarCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
     var output: String?
 
+    @Option(name: .long, help: ArgumentHelp("Remind this long before each event (3h, 90m, 1d), or \"kind\" for each kind's own lead time.", valueName: "lead"))
+    var alarm: String?
+
     @Argument(help: "The passes: type/serial or a SHA-256 prefix; none for every pass with a date.")
     var ids: [String] = []
 
     func validate() throws {
         if global.json {
             throw ValidationError("--json: calendar writes iCalendar (.ics), not JSON. Use \"passconduit list --json\" for the passes as JSON.")
+        }
+        if let alarm, CalendarAlarms.parse(alarm) == nil {
+            throw ValidationError("--alarm wants a lead time such as 3h, 90m, 1d or 1h30m (at most 4w), or \"kind\"; not \(alarm)")
         }
     }
 
@@ -62,7 +74,8 @@ struct CalendarCommand: ParsableCommand {
                 }
             }
             let opened = chosen
-            let result = try LibraryCall.run { try await LibraryCalendar.write(opened, library: library, opener: opener) }
+            let alarms = alarm.flatMap(CalendarAlarms.parse)
+            let result = try LibraryCall.run { try await LibraryCalendar.write(opened, library: library, opener: opener, alarms: alarms) }
             for warning in result.warnings { Terminal.warn(warning) }
             for name in result.dateless { Terminal.warn("\(name): the pass has no date to put in a calendar") }
             if result.eventCount == 0 && !ids.isEmpty {

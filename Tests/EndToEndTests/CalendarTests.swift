@@ -124,6 +124,56 @@ final class CalendarTests: XCTestCase {
         XCTAssertTrue(after.first?.hasPrefix("2026-06-12 18:30|") ?? false, after.description)
     }
 
+    /// `calendar --alarm` (issue 43 item 3): a reminder in each event, with each kind's own lead
+    /// time ("kind": 3 hours before a flight, a day before an event) or one for every event, read
+    /// back by python3-icalendar and khal; a cancelled event (a voided pass) reminds of nothing,
+    /// and without --alarm the calendar is what it was.
+    func testAlarmsRemindEachKindAtItsLeadTimeAndIcalendarAndKhalReadThem() throws {
+        let sandbox = try Sandbox()
+        let concert = sandbox.dir.appendingPathComponent("concert.pkpass"), flight = sandbox.dir.appendingPathComponent("flight.pkpass")
+        let voided = sandbox.dir.appendingPathComponent("voided.pkpass")
+        try HandOn.forge(set: ["serialNumber": "ALARM-1", "relevantDate": "2031-06-12T19:00:00+02:00"], to: concert)
+        try HandOn.forge("boarding-pass.pkpass", signer: "boarding", set: ["serialNumber": "ALARM-2", "relevantDates": [["date": "2031-07-01T07:45:00+02:00"]]],
+                         remove: ["relevantDate", "semantics"], to: flight)
+        try HandOn.forge(set: ["serialNumber": "ALARM-3", "voided": true, "relevantDate": "2031-06-13T19:00Z"], to: voided)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", concert.path, flight.path, voided.path]).status, 0)
+        let byKind = sandbox.dir.appendingPathComponent("kind.ics"), fixed = sandbox.dir.appendingPathComponent("fixed.ics")
+        let plain = sandbox.dir.appendingPathComponent("plain.ics")
+        let r1 = try sandbox.run("calendar", ["--alarm", "kind", "-o", byKind.path])
+        XCTAssertEqual(r1.status, 0, r1.stderr)
+        XCTAssertEqual(try sandbox.run("calendar", ["--alarm", "1h30m", "-o", fixed.path]).status, 0)
+        XCTAssertEqual(try sandbox.run("calendar", ["-o", plain.path]).status, 0)
+
+        let kindEvents = try HandOn.checkICS([byKind], passes: [concert, flight, voided])
+        XCTAssertEqual(kindEvents.count, 3)
+        for event in kindEvents {
+            let found = event["alarms"] as? [[String: Any]] ?? []
+            switch event["status"] as? String {
+            case "CANCELLED":
+                XCTAssertEqual(found.count, 0, "a cancelled event reminds of nothing: \(event)")
+            default:
+                XCTAssertEqual(found.count, 1, "\(event)")
+                XCTAssertEqual(found.first?["action"] as? String, "DISPLAY")
+                XCTAssertEqual(found.first?["description"] as? String, event["summary"] as? String)
+                let start = event["start"] as? String ?? ""
+                XCTAssertEqual(found.first?["seconds"] as? Int, start.hasPrefix("2031-07-01") ? -3 * 3600 : -24 * 3600, "\(event)")
+            }
+        }
+        let fixedEvents = try HandOn.checkICS([fixed], passes: [concert, flight, voided])
+        XCTAssertEqual(fixedEvents.compactMap { ($0["alarms"] as? [[String: Any]])?.first?["seconds"] as? Int }, [-5400, -5400])
+        XCTAssertTrue(try HandOn.checkICS([plain], passes: [concert, flight, voided]).allSatisfy { ($0["alarms"] as? [Any])?.isEmpty ?? false })
+        XCTAssertFalse(try String(contentsOf: plain, encoding: .utf8).contains("VALARM"))
+
+        // khal, a real calendar program, sees the reminders: its alarm symbol on the two live events.
+        let lines = try HandOn.khal([byKind], in: sandbox.dir, format: "{alarm-symbol}|{title}|{uid}")
+        XCTAssertEqual(lines.count, 3, lines.description)
+        XCTAssertEqual(lines.filter { !$0.hasPrefix("|") }.count, 2, "khal shows an alarm on the two live events: \(lines)")
+
+        let bad = try sandbox.run("calendar", ["--alarm", "soon"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.stderr.contains("--alarm wants a lead time such as 3h"), bad.stderr)
+    }
+
     func testVoidedPassGivesACancelledEventAndANamedPassWithoutDateIsAnError() throws {
         let sandbox = try Sandbox()
         let voided = sandbox.dir.appendingPathComponent("voided.pkpass"), undated = sandbox.dir.appendingPathComponent("undated.pkpass")

@@ -144,7 +144,8 @@ enum HandOn {
 
     /// Imports .ics files into a new khal calendar in `dir` (`khal import --batch`) and returns
     /// every event khal then holds, one line each: "start|end|title|uid", in UTC.
-    static func khal(_ files: [URL], in dir: URL, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    static func khal(_ files: [URL], in dir: URL, format: String = "{start}|{end}|{title}|{uid}",
+                     file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         try require("/usr/bin/khal", package: "khal", file: file, line: line)
         let calendar = dir.appendingPathComponent("khal-calendar")
         try FileManager.default.createDirectory(at: calendar, withIntermediateDirectories: true)
@@ -173,7 +174,7 @@ enum HandOn {
                                environment: env)
         XCTAssertEqual(imported.status, 0, "khal import: " + imported.stderr + imported.stdout, file: file, line: line)
         // `search ""` lists every event at once; `list` over centuries walks day by day (minutes).
-        let listed = try run("/usr/bin/khal", ["-c", config.path, "search", "--format", "{start}|{end}|{title}|{uid}", ""],
+        let listed = try run("/usr/bin/khal", ["-c", config.path, "search", "--format", format, ""],
                              environment: env)
         XCTAssertEqual(listed.status, 0, "khal list: " + listed.stderr, file: file, line: line)
         return listed.stdout.split(separator: "\n").map(String.init).filter { $0.contains("|") }

@@ -141,6 +141,45 @@ final class PassCalendarTests: XCTestCase {
         XCTAssertNotEqual(a[0].uid, other[0].uid)
     }
 
+    // MARK: - Reminders
+
+    func testAlarmLeadTimesParseAsWrittenAndRefuseTheRest() {
+        XCTAssertEqual(CalendarAlarms.seconds("3h"), 10_800)
+        XCTAssertEqual(CalendarAlarms.seconds("90m"), 5_400)
+        XCTAssertEqual(CalendarAlarms.seconds("1h30m"), 5_400)
+        XCTAssertEqual(CalendarAlarms.seconds("1d"), 86_400)
+        XCTAssertEqual(CalendarAlarms.seconds("2w"), 1_209_600)
+        XCTAssertEqual(CalendarAlarms.seconds("0m"), 0)
+        for bad in ["", "3", "h", "3x", "30m1h", "1h1h", "-3h", "3h ", "5w", "999999h", "١h"] {
+            XCTAssertNil(CalendarAlarms.seconds(bad), bad)
+        }
+        XCTAssertEqual(CalendarAlarms.parse("kind"), .byKind)
+        XCTAssertEqual(CalendarAlarms.byKind.lead(for: .boardingPass), 10_800)
+        XCTAssertEqual(CalendarAlarms.byKind.lead(for: .eventTicket), 86_400)
+        XCTAssertEqual(CalendarAlarms.byKind.lead(for: .storeCard), 3_600)
+    }
+
+    func testAlarmTriggersAreRFC5545Durations() {
+        XCTAssertEqual(CalendarAlarms.trigger(10_800), "-PT3H")
+        XCTAssertEqual(CalendarAlarms.trigger(5_400), "-PT1H30M")
+        XCTAssertEqual(CalendarAlarms.trigger(86_400), "-P1D")
+        XCTAssertEqual(CalendarAlarms.trigger(90_000), "-PT25H")
+        XCTAssertEqual(CalendarAlarms.trigger(61), "-PT1M1S")
+        XCTAssertEqual(CalendarAlarms.trigger(0), "PT0S")
+    }
+
+    func testAnAlarmIsWrittenInsideItsEventAndNeverForACancelledOne() throws {
+        var live = try events(["relevantDate": "2026-06-12T20:00Z", "serialNumber": "S-1"])
+        var cancelled = try events(["relevantDate": "2026-06-13T20:00Z", "serialNumber": "S-2", "voided": true])
+        live[0].alarm = 10_800
+        cancelled[0].alarm = 10_800
+        let text = CalendarWriter.write(live + cancelled)
+        XCTAssertEqual(text.components(separatedBy: "BEGIN:VALARM").count - 1, 1)
+        XCTAssertTrue(text.contains("TRANSP:OPAQUE\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Example Hall: Concert ticket\r\nTRIGGER:-PT3H\r\nEND:VALARM\r\nEND:VEVENT\r\n"), text)
+        live[0].alarm = nil
+        XCTAssertFalse(CalendarWriter.write(live).contains("VALARM"), "no alarm unless asked")
+    }
+
     func testCalendarDeclaresEachOffsetItUses() throws {
         let text = CalendarWriter.write(try events(["relevantDates": [
             ["startDate": "2026-06-12T19:00+02:00", "endDate": "2026-06-12T23:00-09:30"],

@@ -136,6 +136,18 @@ def main():
                 if end is not None and (type(end) is not type(start) or end <= start):
                     problems.append(f"{name}: {uid} ends {end!r} before it starts {start!r}")
             geo = ev.get("GEO")
+            # Reminders: each VALARM's action and its trigger as seconds relative to the start.
+            alarms = []
+            for alarm in ev.walk("VALARM"):
+                for key in ("ACTION", "TRIGGER", "DESCRIPTION"):
+                    if key not in alarm:
+                        problems.append(f"{name}: {uid} has an alarm without {key}")
+                trigger = alarm.decoded("TRIGGER") if "TRIGGER" in alarm else None
+                if not isinstance(trigger, datetime.timedelta):
+                    problems.append(f"{name}: {uid} alarm trigger {trigger!r} is not a duration")
+                    continue
+                alarms.append({"action": str(alarm.get("ACTION")), "seconds": int(trigger.total_seconds()),
+                               "description": str(alarm.get("DESCRIPTION", ""))})
             print(json.dumps({
                 "file": name, "uid": uid, "summary": str(ev.get("SUMMARY")),
                 "description": str(ev.get("DESCRIPTION", "")), "location": str(ev.get("LOCATION", "")),
@@ -143,6 +155,7 @@ def main():
                 "offset": int(start.utcoffset().total_seconds()) if isinstance(start, datetime.datetime) else None,
                 "status": str(ev.get("STATUS", "")), "sequence": int(ev.get("SEQUENCE", -1)),
                 "geo": [geo.latitude, geo.longitude] if geo is not None else None,
+                "alarms": alarms,
             }, ensure_ascii=False))
     if problems:
         sys.stderr.write("\n".join(problems[:50]) + "\n")
