@@ -158,6 +158,9 @@ final class ProblemTests: XCTestCase {
             XCTAssertNil(code.rawValue.first { !($0.isLowercase || $0.isASCII && $0.isNumber || $0 == "-") }, code.rawValue)
         }
         XCTAssertNil(Problem.Code(rawValue: "no-such-code"))
+        // The hand-kept list lacked it (issue 39 item 7): "older-schema" read back as no code.
+        XCTAssertEqual(Problem.Code(rawValue: "older-schema"), .olderSchema)
+        XCTAssertTrue(Problem.Code.all.contains(.olderSchema))
     }
 
     func testEveryErrorTypeReportsACodeOfTheClosedSetAndASentence() {
