@@ -50,6 +50,9 @@ final class ScanTests: XCTestCase {
         XCTAssertEqual((info["signer"] as? [String: Any])?["signingTime"] as? String, "2026-03-01T10:00:00Z")
         XCTAssertEqual((info["icon"] as? [String: Any])?["file"] as? String, "icon@3x.png")
         XCTAssertEqual(info["sha256"] as? String, try sha256(ofSample: "passes/event-ticket.pkpass"))
+        // The name and type to send it on with (issue 42 item 4), whatever label it arrived under.
+        XCTAssertEqual(info["filename"] as? String, "Passconduit Arena Concert ticket for The Linux Philharmonic.pkpass")
+        XCTAssertEqual(info["contentType"] as? String, "application/vnd.apple.pkpass")
     }
 
     func testVerificationDoesNotReadTheOpenSSLConfiguration() throws {

@@ -56,6 +56,9 @@ package enum FoundPassJSON {
                 .object([("file", .string($0.file)), ("width", .int(Int64($0.width))), ("height", .int(Int64($0.height)))])
             } ?? .null),
             ("sha256", .string(sha256)),
+            // The name and type to send it on with, whatever label it arrived under.
+            ("filename", .string(PassFileName.name(info))),
+            ("contentType", .string(PassFileName.contentType)),
         ])
     }
 }
