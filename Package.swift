@@ -174,7 +174,7 @@ let package = Package(
             "PassStoreTestChild", "TestRandom", "PassStore", "PassStorePostgres", "PassStoreSQLite", "PostgresTestKit", "Support",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate"]),
+        .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate", "Updates"]),
         .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "PassStoreSQLite", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
             "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "PassStoreSQLite", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),

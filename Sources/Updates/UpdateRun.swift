@@ -33,14 +33,35 @@ package final class UpdateRun: Sendable {
     let client: WebServiceClient
     let schedule: UpdateSchedule
     let now: @Sendable () -> Date
+    /// Shared by the libraries of one gateway run: one request per issuer host at a time, and
+    /// each host's Retry-After for all of them. nil for a run on one library.
+    let gate: IssuerGate?
 
     package init(library: any PassLibraryBackend, opener: PassOpener, client: WebServiceClient,
-                 schedule: UpdateSchedule = UpdateSchedule(), now: @escaping @Sendable () -> Date = { Date() }) {
+                 schedule: UpdateSchedule = UpdateSchedule(), gate: IssuerGate? = nil,
+                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.library = library
         self.opener = opener
         self.client = client
         self.schedule = schedule
+        self.gate = gate
         self.now = now
+    }
+
+    /// `body`, a request to `service`, with the host held for it when a gate is shared; the
+    /// server's Retry-After is then kept for the other libraries.
+    func gated<T: Sendable>(_ service: WebServiceURL, _ body: () async throws(UpdateFailure) -> T) async throws(UpdateFailure) -> T {
+        guard let gate else { return try await body() }
+        await gate.acquire(service.host)
+        do {
+            let value = try await body()
+            await gate.release(service.host)
+            return value
+        } catch {
+            if let date = error.retryAfter { await gate.backOff(service.host, until: date) }
+            await gate.release(service.host)
+            throw error
+        }
     }
 
     struct Candidate: Sendable {
@@ -171,6 +192,18 @@ package final class UpdateRun: Sendable {
                 selection.refreshed.append(state)
                 continue
             }
+            // Another library's pass at the same issuer heard a Retry-After in this run.
+            if let gate, let retry = await gate.waitUntil(service.host, now: started) {
+                if !request.dueOnly {
+                    var o = UpdateOutcome(id: pass.id, kind: .skipped, error: Problem(
+                        .tryLater, message: "The issuer asked to wait until \(DateText.iso(retry)) before asking again.",
+                        detail: "Retry-After, for another library's pass at \(service.host)"))
+                    o.retryAfter = retry
+                    o.temporary = true
+                    selection.leading.append(o)
+                }
+                continue
+            }
             selection.candidates.append(Candidate(pass: pass, state: state, service: service, token: token))
         }
         return selection
@@ -209,8 +242,10 @@ package final class UpdateRun: Sendable {
         var registeredNow: [PassID: Bool] = [:]
         for c in candidates where !registered.contains(c.pass.id) && registeredNow[c.pass.id] != true {
             do {
-                _ = try await client.register(c.service, device: device, passTypeIdentifier: c.pass.id.passTypeIdentifier,
+                _ = try await gated(c.service) { () async throws(UpdateFailure) in
+                    try await client.register(c.service, device: device, passTypeIdentifier: c.pass.id.passTypeIdentifier,
                                               serialNumber: c.pass.id.serialNumber, token: c.token, deadline: deadline)
+                }
                 try await library.saveRegistration(WebServiceRegistration(id: c.pass.id, webServiceURL: c.service.description,
                                                                     authenticationToken: c.token, registeredAt: now()))
                 registeredNow[c.pass.id] = true
@@ -309,9 +344,10 @@ package final class UpdateRun: Sendable {
     func unregister(_ r: WebServiceRegistration, device: String, deadline: ContinuousClock.Instant) async -> Result<Int, UpdateFailure> {
         do {
             let service = try WebServiceURL(r.webServiceURL)
-            return .success(try await client.unregister(service, device: device, passTypeIdentifier: r.id.passTypeIdentifier,
-                                                        serialNumber: r.id.serialNumber, token: r.authenticationToken,
-                                                        deadline: deadline))
+            return .success(try await gated(service) { () async throws(UpdateFailure) in
+                try await client.unregister(service, device: device, passTypeIdentifier: r.id.passTypeIdentifier,
+                                            serialNumber: r.id.serialNumber, token: r.authenticationToken, deadline: deadline)
+            })
         } catch {
             return .failure(error)
         }
@@ -319,7 +355,9 @@ package final class UpdateRun: Sendable {
 
     func updatedSerials(_ service: WebServiceURL, device: String, type: String, tag: String?, deadline: ContinuousClock.Instant) async -> Result<SerialList, UpdateFailure> {
         do {
-            return .success(try await client.updatedSerials(service, device: device, passTypeIdentifier: type, tag: tag, deadline: deadline))
+            return .success(try await gated(service) { () async throws(UpdateFailure) in
+                try await client.updatedSerials(service, device: device, passTypeIdentifier: type, tag: tag, deadline: deadline)
+            })
         } catch {
             return .failure(error)
         }
@@ -340,9 +378,11 @@ package final class UpdateRun: Sendable {
         }
         let fetch: PassFetch
         do {
-            fetch = try await client.fetchPass(c.service, passTypeIdentifier: id.passTypeIdentifier, serialNumber: id.serialNumber,
-                                               token: c.token, lastModified: state.lastModified, etag: state.etag,
-                                               unconditional: c.unconditional, deadline: deadline)
+            fetch = try await gated(c.service) { () async throws(UpdateFailure) in
+                try await client.fetchPass(c.service, passTypeIdentifier: id.passTypeIdentifier, serialNumber: id.serialNumber,
+                                           token: c.token, lastModified: state.lastModified, etag: state.etag,
+                                           unconditional: c.unconditional, deadline: deadline)
+            }
         } catch {
             // The server's answer was not a pass: a refusal of ours when it sent something it
             // must not (too large, a redirect elsewhere, a status the protocol has no place for),

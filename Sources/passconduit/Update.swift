@@ -1,6 +1,7 @@
 import ArgumentParser
 import Conduit
 import Foundation
+import LibraryRoot
 import PassStore
 import PassUpdate
 import Updates
@@ -33,13 +34,23 @@ struct Update: ParsableCommand {
         this computer (localhost). --ca-file adds a certificate authority (PEM), for a test \
         server or a company CA. https_proxy, http_proxy and no_proxy are honoured as curl does.
 
+        --library-map TEMPLATE (a mail gateway's map, as the milter's: a path template with \
+        %{local} and %{domain}, or a postgresql:// URL whose users are the mailboxes), or \
+        --mailboxes for the map in the config file ([milter] library-map): every library of the \
+        map is checked, each as a run on that library alone would (its own registration and \
+        change log, the same verification), with one request at a time to each issuer however \
+        many libraries hold its passes, and an issuer's Retry-After kept for all of them. Lines \
+        start with the mailbox; --metrics-file writes the run's figures for Prometheus' \
+        node_exporter (textfile collector). The package's passconduit-update-all.timer runs it.
+
         Exit status: 0 when every check ran, 65 when an update was refused, 75 when a server \
-        could not be reached (try again later).
+        could not be reached or a library could not be used (try again later).
 
         Examples:
           passconduit update
           passconduit update pass.com.example.air/BP-1234 --json
           passconduit update --register
+          passconduit update --quiet --library-map '/var/lib/passconduit/%{local}@%{domain}/library.sqlite'
         """,
         version: Passconduit.version)
 
@@ -60,40 +71,45 @@ struct Update: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Give up after this many seconds for the whole run (each request has 10 s).", valueName: "seconds"))
     var timeLimit: Double = 300
 
+    @Option(name: .long, help: ArgumentHelp("Check every library of this map (a gateway's mailboxes) instead of yours.", valueName: "template"))
+    var libraryMap: String?
+
+    @Flag(name: .long, help: "Check every library of the config file's map ([milter] library-map).")
+    var mailboxes = false
+
+    @Option(name: .long, help: ArgumentHelp("With a map: write the run's figures to this file (Prometheus text format).", valueName: "file"))
+    var metricsFile: String?
+
     @Argument(help: "Passes to check: type/serial or a SHA-256 prefix (default: all with a web service).")
     var ids: [String] = []
 
     func validate() throws {
         guard timeLimit > 0, timeLimit <= 86_400 else { throw ValidationError("--time-limit must be between 0 and 86400 seconds") }
+        if libraryMap != nil || mailboxes {
+            if !ids.isEmpty { throw ValidationError("--library-map checks whole libraries: name no passes") }
+            if global.library != nil { throw ValidationError("--library and --library-map exclude each other") }
+        } else if metricsFile != nil {
+            throw ValidationError("--metrics-file goes with --library-map or --mailboxes")
+        }
     }
 
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
+            if libraryMap != nil || mailboxes {
+                return try runMap(context)
+            }
             let library = try context.library()
             let passIDs: [PassID]? = ids.isEmpty ? nil : try ids.map { try context.resolve($0, in: library) }
-            var settings = WebServiceClient.Settings()
-            settings.extraCAFiles = caFile
-            settings.maxBodyBytes = context.limits.pass.maxArchiveBytes
-            settings.proxy = ProxySettings(environment: context.environment)
-            let client: WebServiceClient
-            do {
-                client = try WebServiceClient(settings: settings)
-            } catch let failure as UpdateFailure {
-                throw CLIError("--ca-file: \(failure.detail)", status: .noInput)
-            } catch {
-                throw CLIError("--ca-file: \(error)", status: .noInput)
-            }
-            var request = UpdateRequest()
+            let opener = try context.opener()
+            // Made last: a client must be shut down, so nothing that can fail comes after it.
+            let client = try makeClient(context)
+            var request = baseRequest()
             request.ids = passIDs
-            request.register = register
-            request.dueOnly = quiet
-            request.allowUntrusted = allowUntrusted
-            request.timeLimit = timeLimit
-            let run = UpdateRun(library: library, opener: try context.opener(), client: client)
+            let run = UpdateRun(library: library, opener: opener, client: client)
             let settled = request
             let progress = UpdateProgress(enabled: !quiet && !global.json && Terminal.stderrIsTerminal
-                                            && context.environment["TERM"] != "dumb")
+                                            && context.environment["TERM"] != "dumb", noun: "passes")
             let outcomes: [UpdateOutcome]
             do {
                 outcomes = try Blocking.run {
@@ -120,21 +136,127 @@ struct Update: ParsableCommand {
             if outcomes.isEmpty && !quiet && !global.json {
                 print(ids.isEmpty ? "No pass in your library has a web service to check." : "Nothing to check.")
             }
-            if outcomes.contains(where: { $0.kind == .refused }) { return .dataError }
-            if outcomes.contains(where: { $0.temporary }) { return .tempFailure }
-            return .success
+            return Self.status(outcomes)
         }
+    }
+
+    static func status(_ outcomes: [UpdateOutcome]) -> ExitStatus {
+        if outcomes.contains(where: { $0.kind == .refused }) { return .dataError }
+        if outcomes.contains(where: { $0.temporary }) { return .tempFailure }
+        return .success
+    }
+
+    func baseRequest() -> UpdateRequest {
+        var request = UpdateRequest()
+        request.register = register
+        request.dueOnly = quiet
+        request.allowUntrusted = allowUntrusted
+        request.timeLimit = timeLimit
+        return request
+    }
+
+    /// Every library of the map: listed as `library list` lists them, each opened only where it
+    /// exists (never created), checked, and closed.
+    func runMap(_ context: Context) throws -> ExitStatus {
+        guard let template = libraryMap ?? context.config.milterLibraryMap else {
+            throw CLIError("--mailboxes: the config file names no map ([milter] library-map); give --library-map TEMPLATE", status: .usage)
+        }
+        let entries: [LibraryAdmin.Entry]
+        do {
+            entries = try Blocking.run { try await LibraryAdmin.list(template: template) }
+        } catch {
+            if let problem = error as? LibraryAdmin.Problem { throw CLIError(problem.description, status: .usage) }
+            if let error = error as? LibraryError { throw CLIError(error) }
+            throw error
+        }
+        let server = LibraryMap.isServer(template)
+        let libraries = entries.map { entry in
+            MailboxUpdate.Library(mailbox: entry.user, location: entry.location) {
+                var options = LibraryOptions()
+                if server { options.user = entry.user }
+                return try await LibraryRoot.open(server ? template : entry.location, options: options, create: false)
+            }
+        }
+        let opener = try context.opener()
+        let request = baseRequest()
+        let progress = UpdateProgress(enabled: !quiet && !global.json && Terminal.stderrIsTerminal
+                                        && context.environment["TERM"] != "dumb", noun: "libraries")
+        let client = try makeClient(context)
+        let started = ContinuousClock.now
+        let results = try Blocking.run {
+            let results = await MailboxUpdate.run(libraries, request: request, opener: opener, client: client) { done, total in
+                progress.update(done, total)
+            }
+            await client.shutdown()
+            return results
+        }
+        progress.clear()
+        let figures = MailboxUpdate.Figures(results)
+        for result in results {
+            if let problem = result.problem {
+                if global.json {
+                    print(JSONOutput.object([("schema", .int(1)), ("mailbox", .string(result.mailbox)), ("id", .null),
+                                             ("outcome", .string("failed")), ("http", .null),
+                                             ("error", JSONOutput.problem(problem)), ("changes", .array([]))]).line)
+                } else {
+                    print(UpdateOutcomeText.sanitized("\(result.mailbox): " + context.terminal.yellow("library not checked")
+                                                      + " — " + problem.message + (global.verbose ? "\n    " + (problem.detail ?? "") : "")))
+                }
+                continue
+            }
+            for outcome in result.outcomes {
+                if global.json {
+                    print(UpdateOutcomeText.json(outcome, mailbox: result.mailbox).line)
+                } else if !quiet || [.refused, .failed].contains(outcome.kind) {
+                    print(UpdateOutcomeText.sanitized("\(result.mailbox): ")
+                          + UpdateOutcomeText.line(outcome, terminal: context.terminal, verbose: global.verbose))
+                }
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if !quiet && !global.json {
+            print("\(figures.libraries) \(figures.libraries == 1 ? "library" : "libraries"), \(figures.checked) \(figures.checked == 1 ? "pass" : "passes") checked: "
+                  + "\(figures.updated) updated, \(figures.unchanged) unchanged, \(figures.refused) refused, \(figures.failed) failed"
+                  + (figures.librariesFailed > 0 ? "; \(figures.librariesFailed) \(figures.librariesFailed == 1 ? "library" : "libraries") not checked" : "")
+                  + String(format: " (%.1f s).", seconds))
+        }
+        if let metricsFile {
+            let text = figures.prometheus(seconds: seconds, finished: Date())
+            try OutputFile.writeFile(Array(text.utf8), to: metricsFile, what: "metrics")
+        }
+        let status = Self.status(results.flatMap(\.outcomes))
+        if status == .success && results.contains(where: { $0.problem != nil }) { return .tempFailure }
+        return status
+    }
+
+    func makeClient(_ context: Context) throws -> WebServiceClient {
+            var settings = WebServiceClient.Settings()
+            settings.extraCAFiles = caFile
+            settings.maxBodyBytes = context.limits.pass.maxArchiveBytes
+            settings.proxy = ProxySettings(environment: context.environment)
+            do {
+                return try WebServiceClient(settings: settings)
+            } catch let failure as UpdateFailure {
+                throw CLIError("--ca-file: \(failure.detail)", status: .noInput)
+            } catch {
+                throw CLIError("--ca-file: \(error)", status: .noInput)
+            }
     }
 }
 
 /// "Checking passes: 120/1000" on stderr, only on a terminal.
 private final class UpdateProgress: @unchecked Sendable {
     private let enabled: Bool
+    private let noun: String
     private let lock = NSLock()
     private var shown = false
     private var lastDraw: ContinuousClock.Instant?
 
-    init(enabled: Bool) { self.enabled = enabled }
+    init(enabled: Bool, noun: String) {
+        self.enabled = enabled
+        self.noun = noun
+    }
 
     func update(_ done: Int, _ total: Int) {
         guard enabled else { return }
@@ -142,7 +264,7 @@ private final class UpdateProgress: @unchecked Sendable {
         let now = ContinuousClock.now
         guard lastDraw.map({ now - $0 >= .milliseconds(100) }) ?? true || done == total else { return }
         lastDraw = now
-        FileHandle.standardError.write(Data("\r\u{1B}[KChecking passes: \(done)/\(total)".utf8))
+        FileHandle.standardError.write(Data("\r\u{1B}[KChecking \(noun): \(done)/\(total)".utf8))
         shown = true
     }
 
@@ -208,9 +330,11 @@ enum UpdateOutcomeText {
         return String(out)
     }
 
-    static func json(_ o: UpdateOutcome) -> JSONOutput {
-        var members: [(String, JSONOutput)] = [
-            ("schema", .int(1)),
+    /// `mailbox`: the library's mailbox in a run over a map (`--library-map`), else absent.
+    static func json(_ o: UpdateOutcome, mailbox: String? = nil) -> JSONOutput {
+        var members: [(String, JSONOutput)] = [("schema", .int(1))]
+        if let mailbox { members.append(("mailbox", .string(mailbox))) }
+        members += [
             ("id", .string(o.id.description)),
             ("outcome", .string(o.kind.rawValue)),
             ("http", o.http.map { .int(Int64($0)) } ?? .null),

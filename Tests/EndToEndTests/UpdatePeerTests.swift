@@ -269,4 +269,59 @@ final class UpdatePeerTests: XCTestCase {
         r = try sandbox.run("update", ["--json"])
         XCTAssertTrue(r.objects.allSatisfy { $0["unregistered"] == nil }, r.stdout)
     }
+
+    /// A gateway's mailbox libraries (issue 43 item 1): `update --library-map` checks every library
+    /// of the milter's map in one run; the issuer's gate change reaches alice's library only, each
+    /// line names its mailbox, a library that cannot be used is named and the others are still
+    /// checked (exit 75), and --metrics-file holds the run's figures.
+    func testLibraryMapUpdatesEveryMailboxLibraryAndNamesEach() throws {
+        let sandbox = try Sandbox()
+        let template = sandbox.dir.appendingPathComponent("mail").path + "/%{local}@%{domain}/library.sqlite"
+        let serials = ["alice": unique("MAP-A"), "bob": unique("MAP-B")]
+        for user in ["alice", "bob", "carol"] {
+            let made = try sandbox.run("library", ["create", "\(user)@example.org", "--library-map", template], common: false)
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        func library(_ user: String) -> String { sandbox.dir.appendingPathComponent("mail/\(user)@example.org/library.sqlite").path }
+        for (user, serial) in serials {
+            let v1 = try UpdateKit.pass(serial: serial, webServiceURL: try serviceURL, signed: now.addingTimeInterval(-7200), in: sandbox.dir)
+            try serve(v1, serial: serial)
+            let added = try sandbox.run("add", ["--yes", "--library", library(user), "--trust", Run.sample("ca/trust"), v1.path], common: false)
+            XCTAssertEqual(added.status, 0, added.stderr)
+        }
+        // The issuer moves alice's gate.
+        let v2 = try UpdateKit.pass(serial: serials["alice"]!, webServiceURL: try serviceURL, gate: "B22", signed: now.addingTimeInterval(-3600), in: sandbox.dir)
+        try serve(v2, serial: serials["alice"]!)
+
+        let metrics = sandbox.dir.appendingPathComponent("update.prom").path
+        let r = try sandbox.run("update", ["--json", "--library-map", template, "--trust", Run.sample("ca/trust"), "--metrics-file", metrics],
+                                common: false)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let byMailbox = Dictionary(grouping: r.objects) { $0["mailbox"] as? String ?? "" }
+        XCTAssertEqual(byMailbox["alice@example.org"]?.map { $0["outcome"] as? String }, ["updated"], r.stdout)
+        XCTAssertEqual(((byMailbox["alice@example.org"]?.first?["changes"] as? [[String: Any]])?.first)?["message"] as? String, "Gate changed to B22.")
+        XCTAssertEqual(byMailbox["bob@example.org"]?.map { $0["outcome"] as? String }, ["unchanged"], r.stdout)
+        XCTAssertNil(byMailbox["carol@example.org"], "carol's library holds no pass to check")
+        let log = try sandbox.run("log", ["--library", library("alice")], common: false)
+        XCTAssertTrue(log.stdout.contains("Gate changed to B22."), log.stdout)
+        XCTAssertFalse(try sandbox.run("log", ["--library", library("bob")], common: false).stdout.contains("Gate changed"))
+        let figures = try String(contentsOfFile: metrics, encoding: .utf8)
+        XCTAssertTrue(figures.contains("passconduit_update_libraries 3\n"), figures)
+        XCTAssertTrue(figures.contains("passconduit_update_passes{outcome=\"updated\"} 1\n"), figures)
+        XCTAssertTrue(figures.contains("passconduit_update_passes_checked 2\n"), figures)
+        XCTAssertFalse((r.stdout + r.stderr + figures).contains("token-0123456789abcdef"))
+
+        // Text: each line starts with its mailbox, then the run's sum. A library that cannot be
+        // used (not a pass library any more) is named; the others are still checked; exit 75.
+        try Data("not a library".utf8).write(to: URL(fileURLWithPath: library("bob")))
+        let text = try sandbox.run("update", ["--library-map", template, "--trust", Run.sample("ca/trust")], common: false)
+        XCTAssertEqual(text.status, 75, text.stdout + text.stderr)
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("alice@example.org: pass.org.passconduit.boarding/\(serials["alice"]!): no newer version") }, text.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("bob@example.org: library not checked — ") }, text.stdout)
+        XCTAssertTrue(lines.last?.hasPrefix("3 libraries, 1 pass checked: 0 updated, 1 unchanged, 0 refused, 0 failed; 1 library not checked") ?? false, text.stdout)
+
+        // Names a pass, or a map and --library: a usage error.
+        XCTAssertEqual(try sandbox.run("update", ["--library-map", template, "x/y"], common: false).status, 64)
+    }
 }
