@@ -75,6 +75,9 @@ final class DebianPackageTests: XCTestCase {
             return run.output
         }
         func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) }
+        // An enable link points at /lib/... of the root, which the host may not have: the link
+        // itself is what counts.
+        func linked(_ path: String) -> Bool { (try? FileManager.default.destinationOfSymbolicLink(atPath: root.appendingPathComponent(path).path)) != nil }
 
         _ = try dpkg(["--install", deb])
         XCTAssertTrue(exists("usr/bin/passconduit"))
@@ -87,7 +90,8 @@ final class DebianPackageTests: XCTestCase {
         XCTAssertEqual(try MilterKit.run("/bin/sh", ["-c", "cp -R /usr/lib/systemd/system/. \"$1/usr/lib/systemd/system/\"", "sh", root.path]).status, 0)
         let installed = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("lib/systemd/system").path)
             .filter { $0.hasPrefix("passconduit") }.sorted()
-        XCTAssertEqual(installed, ["passconduit-milter.service", "passconduit-web.service"])
+        XCTAssertEqual(installed, ["passconduit-milter.service", "passconduit-update-all.service", "passconduit-update-all.timer",
+                                   "passconduit-web.service"])
         let verify = try MilterKit.run("/usr/bin/systemd-analyze", ["verify", "--root=\(root.path)"] + installed.map { root.appendingPathComponent("lib/systemd/system/" + $0).path },
                                        environment: ["MANPATH": root.appendingPathComponent("usr/share/man").path, "PATH": "/usr/bin:/bin",
                                                      "SYSTEMD_LOG_LEVEL": "notice"])
@@ -98,7 +102,7 @@ final class DebianPackageTests: XCTestCase {
         XCTAssertTrue(exists("var/lib/passconduit"), "no state folder")
 
         // Hardening (issue 27): every system unit scores 2.0 or less ("OK") in systemd's own review.
-        for unit in installed {
+        for unit in installed where unit.hasSuffix(".service") {
             let review = try MilterKit.run("/usr/bin/systemd-analyze", ["security", "--offline=true", "--no-pager",
                                                                         root.appendingPathComponent("lib/systemd/system/" + unit).path],
                                            environment: ["PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0"])
@@ -121,7 +125,7 @@ final class DebianPackageTests: XCTestCase {
                                        environment: ["PATH": "/usr/bin:/bin"])
         XCTAssertEqual(enable.status, 0, enable.output)
         let wants = "etc/systemd/system/multi-user.target.wants/passconduit-milter.service"
-        XCTAssertTrue(exists(wants), enable.output)
+        XCTAssertTrue(linked(wants), enable.output)
 
         // A local edit of the conffile survives an upgrade that ships the same file.
         let config = root.appendingPathComponent("etc/passconduit/config.toml")
@@ -132,7 +136,7 @@ final class DebianPackageTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: config, encoding: .utf8), edited)
         XCTAssertTrue(try MilterKit.run("/usr/bin/dpkg-query", ["--admindir=\(root.path)/var/lib/dpkg", "-W", "-f=${Version}", "passconduit"]).output == "0.1.1")
 
-        XCTAssertTrue(exists(wants), "the upgrade dropped the operator's enable")
+        XCTAssertTrue(linked(wants), "the upgrade dropped the operator's enable")
 
         // remove: program gone, configuration and libraries kept; the units masked (as
         // dh_installsystemd does), so a leftover enable cannot start a binary that is gone.
@@ -140,7 +144,7 @@ final class DebianPackageTests: XCTestCase {
         XCTAssertFalse(exists("usr/bin/passconduit"))
         XCTAssertTrue(exists("etc/passconduit/config.toml"))
         XCTAssertTrue(exists("var/lib/passconduit/alice@example.org"))
-        for unit in ["passconduit-milter.service", "passconduit-web.service"] {
+        for unit in ["passconduit-milter.service", "passconduit-web.service", "passconduit-update-all.timer"] {
             let mask = root.appendingPathComponent("etc/systemd/system/" + unit).path
             XCTAssertEqual(try? FileManager.default.destinationOfSymbolicLink(atPath: mask), "/dev/null", "\(unit) not masked on remove")
         }
@@ -191,7 +195,7 @@ final class DebianPackageTests: XCTestCase {
             let text = (try? String(contentsOf: calls, encoding: .utf8)) ?? ""
             return text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("deb-systemd-invoke") || $0.hasPrefix("systemctl") }
         }
-        let units = "passconduit-milter.service passconduit-web.service"
+        let units = "passconduit-milter.service passconduit-web.service passconduit-update-all.timer passconduit-update-all.service"
         XCTAssertEqual(try run("prerm", ["remove"]), ["deb-systemd-invoke stop \(units)"])
         XCTAssertEqual(try run("prerm", ["upgrade", "0.1.1"]), [])
         XCTAssertEqual(try run("postinst", ["configure", "0.1.0"]),
