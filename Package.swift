@@ -181,8 +181,9 @@ let package = Package(
         ]),
         // The milter's packet codec, session state machine and library map, without a socket.
         .testTarget(name: "MilterTests", dependencies: ["Milter", "PassStore", "Support", .product(name: "NIOCore", package: "swift-nio")]),
-        // The web wallet's parsing of addresses, sign-in options and forms (serve itself: EndToEndTests).
-        .testTarget(name: "PassWebTests", dependencies: ["PassWeb", "Support"]),
+        // The web wallet's parsing of addresses, sign-in options and forms, and its offer decisions on a
+        // library file (serve itself: EndToEndTests).
+        .testTarget(name: "PassWebTests", dependencies: ["PassWeb", "Support", "Conduit", "PassStore", "PassStoreSQLite", "WalletPass"]),
         // A private Dovecot IMAP server on loopback (dovecot-imapd), for MailboxLoginTests and serve's sign-in.
         .target(name: "DovecotTestKit", path: "Tests/DovecotTestKit"),
         // The IMAP sign-in against a real Dovecot (dovecot-imapd) the tests start on loopback.

@@ -80,6 +80,14 @@ package protocol PassLibraryBackend: AnyObject, Sendable {
 
     /// Releases connections. The library must not be used afterwards.
     func close() async
+
+    /// Whether the library at `location` is still the one this object opened: false once its
+    /// file was removed or replaced by another (`library drop` then `library create`, a backup
+    /// put back by rename), or once its user's library on the server was erased (and perhaps
+    /// made again). A process that keeps a library open between uses (`serve`) asks before each
+    /// use and opens the location again when it is not: writes to a file nobody will read again
+    /// are lost.
+    func isCurrent() async throws -> Bool
 }
 
 extension PassLibraryBackend {

@@ -16,10 +16,18 @@ package protocol WebStateStore: Sendable {
     /// Signs `user` out on every browser.
     func endSessions(user: String) async throws
 
-    func recordFailure(keys: [String], now: Date) async throws
-    /// The most failures any of `keys` has in the window.
-    func failures(keys: [String], now: Date) async throws -> Int
-    func clearFailures(key: String) async throws
+    /// Counts a sign-in attempt of `account` from `client` (nil: unknown) before its password is
+    /// checked, in one transaction with the decision (`WebState.Throttle.judge`), so parallel
+    /// attempts on any number of hosts are counted one by one.
+    func countSignIn(account: String, client: String?, now: Date) async throws -> WebState.Throttle.Verdict
+    /// Takes back an attempt `countSignIn` allowed that was no failure: the right password
+    /// (`accepted`: this client's failures at this account are forgotten too), or a mail server
+    /// that could not be asked.
+    func uncountSignIn(account: String, client: String?, accepted: Bool) async throws
+    /// The counters still in their window, by account then client.
+    func throttles(now: Date) async throws -> [WebState.Throttle.Counter]
+    /// Forgets the counters of `account` (from every client), or every counter for nil; how many.
+    func clearThrottles(account: String?) async throws -> Int
 
     /// When `user`'s calendar subscription secret was made; nil without one.
     func calendarSubscription(user: String) async throws -> Date?
@@ -49,8 +57,9 @@ extension WebStateStore {
         try await createSession(user: user, now: Date())
     }
     package func session(id: String) async throws -> WebState.Session? { try await session(id: id, now: Date()) }
-    package func recordFailure(keys: [String]) async throws { try await recordFailure(keys: keys, now: Date()) }
-    package func failures(keys: [String]) async throws -> Int { try await failures(keys: keys, now: Date()) }
+    package func countSignIn(account: String, client: String?) async throws -> WebState.Throttle.Verdict {
+        try await countSignIn(account: account, client: client, now: Date())
+    }
     package func renewCalendarSecret(user: String) async throws -> String { try await renewCalendarSecret(user: user, now: Date()) }
     package func createToken(user: String, name: String) async throws -> (token: String, info: WebState.APIToken) {
         try await createToken(user: user, name: name, now: Date())
@@ -95,9 +104,6 @@ package enum WebState {
         package var absolute: TimeInterval = 7 * 24 * 3600
         package init() {}
     }
-
-    /// Failures counted per account and per client address over this window.
-    package static let failureWindow: TimeInterval = 15 * 60
 
     /// A token's name on the settings page: at most this many characters.
     package static let maxTokenName = 80

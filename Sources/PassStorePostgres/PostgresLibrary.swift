@@ -33,11 +33,14 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     package let client: PostgresClient
     private let runTask: Task<Void, Never>
     package let logger: Logger
+    /// The `created_at` of the user's library when it was opened: `isCurrent` compares.
+    let createdAt: Double
 
     /// The LISTEN channel; a commit that logs a change notifies it with the user's name.
     static let channel = "passconduit_changes"
 
-    private init(server: PostgresLocation, user: String, options: LibraryOptions, client: PostgresClient, logger: Logger) {
+    private init(server: PostgresLocation, user: String, options: LibraryOptions, client: PostgresClient, logger: Logger, createdAt: Double) {
+        self.createdAt = createdAt
         self.server = server
         self.location = server.display
         self.user = user
@@ -61,9 +64,17 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
         var logger = Logger(label: "passconduit.library.postgresql")
         logger.logLevel = .critical
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(0.1, options.retryDeadline) * 1000))
-        try await PostgresSetup(server: server, user: user, logger: logger, create: create).run(until: deadline)
+        let createdAt = try await PostgresSetup(server: server, user: user, logger: logger, create: create).run(until: deadline)
         let client = PostgresClient(configuration: try clientConfiguration(server, options: options, scope: user), backgroundLogger: logger)
-        return PostgresLibrary(server: server, user: user, options: options, client: client, logger: logger)
+        return PostgresLibrary(server: server, user: user, options: options, client: client, logger: logger, createdAt: createdAt)
+    }
+
+    /// The user's library on the server is the one opened: its row is there with the same
+    /// `created_at` (a library dropped and made again under the same name has another).
+    package func isCurrent() async throws -> Bool {
+        let user = self.user
+        let now = try await read("check") { tx in try await PostgresSetup.createdAt(tx, user: user) }
+        return now == createdAt
     }
 
     package func close() async {

@@ -16,7 +16,9 @@ struct PostgresSetup {
     /// Any number the advisory lock of schema changes is taken on ("PCLB" as in SQLite's application_id).
     static let lockKey: Int64 = 0x5043_4C42
 
-    func run(until deadline: ContinuousClock.Instant) async throws {
+    /// Returns the user's library's `created_at`: which library of that name was opened (one
+    /// dropped and made again has another).
+    func run(until deadline: ContinuousClock.Instant) async throws -> Double {
         let display = server.display
         let configuration = try PostgresLibrary.connectionConfiguration(server, scope: user)
         var lastProblem = "the server did not answer"
@@ -25,18 +27,18 @@ struct PostgresSetup {
             // (pg_terminate_backend, a restart) is tried again, whatever the error says.
             let connected = Flag()
             do {
-                try await Deadline.run(until: deadline) { [self, logger] in
+                return try await Deadline.run(until: deadline) { [self, logger] in
                     let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
                     connected.value = true
                     do {
-                        try await setUp(PostgresTransaction(connection: connection, user: user, logger: logger))
+                        let created = try await setUp(PostgresTransaction(connection: connection, user: user, logger: logger))
                         try? await connection.close()
+                        return created
                     } catch {
                         try? await connection.close()
                         throw error
                     }
                 }
-                return
             } catch let error as LibraryError {
                 throw error.path == nil ? LibraryError(error.kind, error.message, path: display) : error
             } catch is Deadline.Passed {
@@ -60,8 +62,8 @@ struct PostgresSetup {
         }
     }
 
-    private func setUp(_ tx: PostgresTransaction) async throws {
-        if try await isReady(tx) { return }
+    private func setUp(_ tx: PostgresTransaction) async throws -> Double {
+        if let created = try await isReady(tx) { return created }
         try await tx.run("BEGIN")
         do {
             try await tx.run("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
@@ -98,18 +100,27 @@ struct PostgresSetup {
                     ON CONFLICT (name) DO NOTHING
                     """, [user])
             }
+            let created = try await Self.createdAt(tx, user: user)
             try await tx.run("COMMIT")
+            guard let created else { throw LibraryError(.notFound, "the database holds no library for user \(user)") }
+            return created
         } catch {
             _ = try? await tx.run("ROLLBACK")
             throw error
         }
     }
 
-    /// True when the schema is current and the user has a library (nothing to write). Throws
-    /// for another program's `passconduit` schema and for a newer schema.
-    private func isReady(_ tx: PostgresTransaction) async throws -> Bool {
-        guard let version = try await schemaVersion(tx), version == PostgresSchema.newest else { return false }
-        return try await !tx.rows("SELECT 1 FROM passconduit.library_user WHERE name = $1", [user]).isEmpty
+    /// The user's library's `created_at` when the schema is current and the user has a library
+    /// (nothing to write); nil otherwise. Throws for another program's `passconduit` schema and
+    /// for a newer schema.
+    private func isReady(_ tx: PostgresTransaction) async throws -> Double? {
+        guard let version = try await schemaVersion(tx), version == PostgresSchema.newest else { return nil }
+        return try await Self.createdAt(tx, user: user)
+    }
+
+    /// When `user`'s library was made; nil when the database holds none.
+    static func createdAt(_ tx: PostgresTransaction, user: String) async throws -> Double? {
+        try await tx.rows("SELECT created_at FROM passconduit.library_user WHERE name = $1", [user]).first?.decode(Double.self)
     }
 
     /// The schema's version, nil when there is no `passconduit` schema yet.

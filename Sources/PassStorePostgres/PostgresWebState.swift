@@ -50,11 +50,14 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         """,
         "CREATE INDEX IF NOT EXISTS session_by_user ON passconduit_web.session (\"user\")",
         """
-        CREATE TABLE IF NOT EXISTS passconduit_web.failure (
-            key text COLLATE "C" NOT NULL,
-            at double precision NOT NULL)
+        CREATE TABLE IF NOT EXISTS passconduit_web.throttle (
+            account text COLLATE "C" NOT NULL,
+            client text COLLATE "C" NOT NULL,
+            first double precision NOT NULL,
+            last double precision NOT NULL,
+            count bigint NOT NULL,
+            PRIMARY KEY (account, client))
         """,
-        "CREATE INDEX IF NOT EXISTS failure_by_key ON passconduit_web.failure (key, at)",
         """
         CREATE TABLE IF NOT EXISTS passconduit_web.calendar (
             "user" text PRIMARY KEY,
@@ -74,7 +77,7 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
     ]
 
     /// The tables `schema` makes.
-    static let tables = ["session", "failure", "calendar", "token"]
+    static let tables = ["session", "throttle", "calendar", "token"]
 
     /// True when every table of `schema` exists.
     static func tablesPresent(_ tx: PostgresTransaction) async throws -> Bool {
@@ -188,31 +191,69 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
 
     // MARK: Sign-in throttling
 
-    package func recordFailure(keys: [String], now: Date) async throws {
-        let old = (now - WebState.failureWindow).timeIntervalSince1970, t = now.timeIntervalSince1970
-        let hashes = keys.map(WebState.hash)
-        try await write("sign-in failure") { tx in
-            try await tx.run("DELETE FROM passconduit_web.failure WHERE at < $1", [old])
-            for key in hashes { try await tx.run("INSERT INTO passconduit_web.failure (key, at) VALUES ($1, $2)", [key, t]) }
-        }
-    }
-
-    package func failures(keys: [String], now: Date) async throws -> Int {
-        let old = (now - WebState.failureWindow).timeIntervalSince1970
-        let hashes = keys.map(WebState.hash)
-        return try await run("sign-in failures") { tx in
-            var most = 0
-            for key in hashes {
-                let n = try await tx.rows("SELECT count(*) FROM passconduit_web.failure WHERE key = $1 AND at >= $2", [key, old])[0].decode(Int.self)
-                most = max(most, n)
+    /// One transaction that first locks each counter's row (made if missing) in the order of
+    /// `WebState.Throttle.keys`, so attempts on every host are decided one after another.
+    package func countSignIn(account: String, client: String?, now: Date) async throws -> WebState.Throttle.Verdict {
+        let keys = WebState.Throttle.keys(account: account, client: client)
+        let t = now.timeIntervalSince1970
+        let verdict = try await write("sign-in") { tx -> WebState.Throttle.Verdict in
+            var stored: [WebState.Throttle.Counter] = []
+            for key in keys {
+                let row = try await tx.rows("""
+                    INSERT INTO passconduit_web.throttle AS t (account, client, first, last, count) VALUES ($1, $2, $3, 0, 0)
+                    ON CONFLICT (account, client) DO UPDATE SET count = t.count
+                    RETURNING first, last, count
+                    """, [key.account, key.client, t])[0]
+                let (first, last, count) = try row.decode((Double, Double, Int).self)
+                stored.append(WebState.Throttle.Counter(key: key, first: Date(timeIntervalSince1970: first),
+                                                        last: Date(timeIntervalSince1970: last), count: count))
             }
-            return most
+            let (verdict, write) = WebState.Throttle.judge(stored, now: now)
+            for c in write ?? [] {
+                try await tx.run("UPDATE passconduit_web.throttle SET first = $3, last = $4, count = $5 WHERE account = $1 AND client = $2",
+                                 [c.key.account, c.key.client, c.first.timeIntervalSince1970, c.last.timeIntervalSince1970, c.count])
+            }
+            return verdict
+        }
+        // Now and then, the counters whose window is over (alone: it locks nothing another attempt holds for long).
+        if Int.random(in: 0..<32) == 0 {
+            let old = t - WebState.Throttle.window
+            _ = try? await run("sign-in") { tx in try await tx.run("DELETE FROM passconduit_web.throttle WHERE first < $1 AND last < $1", [old]) }
+        }
+        return verdict
+    }
+
+    package func uncountSignIn(account: String, client: String?, accepted: Bool) async throws {
+        try await write("sign-in") { tx in
+            if let client, !client.isEmpty {
+                try await tx.run(accepted ? "DELETE FROM passconduit_web.throttle WHERE account = $1 AND client = $2"
+                                          : "UPDATE passconduit_web.throttle SET count = greatest(count - 1, 0) WHERE account = $1 AND client = $2",
+                                 [account, client])
+                try await tx.run("UPDATE passconduit_web.throttle SET count = greatest(count - 1, 0) WHERE account = '' AND client = $1", [client])
+            }
+            try await tx.run("UPDATE passconduit_web.throttle SET count = greatest(count - 1, 0) WHERE account = $1 AND client = ''", [account])
         }
     }
 
-    package func clearFailures(key: String) async throws {
-        let hash = WebState.hash(key)
-        try await run("sign-in failures") { tx in try await tx.run("DELETE FROM passconduit_web.failure WHERE key = $1", [hash]) }
+    package func throttles(now: Date) async throws -> [WebState.Throttle.Counter] {
+        let old = now.timeIntervalSince1970 - WebState.Throttle.window
+        return try await run("sign-in throttles") { tx in
+            try await tx.rows("SELECT account, client, first, last, count FROM passconduit_web.throttle WHERE first >= $1 AND count > 0 ORDER BY account, client",
+                              [old]).map { row in
+                let (account, client, first, last, count) = try row.decode((String, String, Double, Double, Int).self)
+                return WebState.Throttle.Counter(key: .init(account: account, client: client), first: Date(timeIntervalSince1970: first),
+                                                 last: Date(timeIntervalSince1970: last), count: count)
+            }
+        }
+    }
+
+    package func clearThrottles(account: String?) async throws -> Int {
+        try await run("sign-in throttles") { tx in
+            if let account {
+                return try await tx.rows("DELETE FROM passconduit_web.throttle WHERE account = $1 RETURNING 1", [account]).count
+            }
+            return try await tx.rows("DELETE FROM passconduit_web.throttle RETURNING 1").count
+        }
     }
 
     // MARK: Calendar subscription
@@ -238,11 +279,11 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         try await run("erase") { tx in
             try await tx.run("BEGIN")
             var removed = 0
-            for (table, column) in [("session", "\"user\""), ("calendar", "\"user\""), ("token", "\"user\""), ("failure", "key")] {
-                let rows = try await tx.rows("DELETE FROM passconduit_web.\(table) WHERE \(column) = $1 RETURNING 1",
-                                             [column == "key" ? "user:" + user : user])
-                removed += rows.count
+            for table in ["session", "calendar", "token"] {
+                removed += try await tx.rows("DELETE FROM passconduit_web.\(table) WHERE \"user\" = $1 RETURNING 1", [user]).count
             }
+            // Its sign-in counters go too (not counted: they are neither sign-ins nor tokens).
+            try await tx.run("DELETE FROM passconduit_web.throttle WHERE account = $1", [user])
             try await tx.run("COMMIT")
             return removed
         }

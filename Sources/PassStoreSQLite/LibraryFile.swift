@@ -20,6 +20,20 @@ package enum LibraryFile {
     /// cannot be one (and SQLite could mistake them for an empty database and write over them).
     static let minimumDatabaseSize = 512
 
+    /// Which file a path named when it was looked at: its device and inode (`stat`, never `open`,
+    /// for the reason above).
+    package struct Identity: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The identity of the file at `path` now; nil when there is none.
+    package static func identity(_ path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     enum Contents: Equatable {
         case missing
         case empty

@@ -10,4 +10,11 @@ extension PassLibrary: PassLibraryBackend {
 
     /// Nothing to release early: the connection closes when the last reference goes.
     package func close() {}
+
+    /// The file at `path` is the one opened (same device and inode). A database the caller made
+    /// has no file to be replaced.
+    package func isCurrent() -> Bool {
+        guard let opened else { return true }
+        return LibraryFile.identity(path) == opened
+    }
 }

@@ -15,6 +15,9 @@ package final class PassLibrary: @unchecked Sendable {
     /// Any GRDB writer: the file's `DatabaseQueue` (WAL), or what a caller built (an in-memory
     /// `DatabaseQueue` in tests, a `DatabasePool`).
     let dbQueue: any DatabaseWriter
+    /// The device and inode of the file opened at `path` (nil for a database the caller made):
+    /// `isCurrent` compares the file at `path` with it.
+    let opened: LibraryFile.Identity?
 
     /// Where the library is, for messages (the backend's `location`).
     package var location: String { path }
@@ -51,6 +54,7 @@ package final class PassLibrary: @unchecked Sendable {
         } catch let error as LibraryError where error.kind == .notALibrary {
             throw LibraryFile.foreignFileError(path) ?? error
         }
+        opened = LibraryFile.identity(path)
         try Self.retrying("open", path: path, until: deadline) {
             try self.checkIdentityAndMigrate(switchToWAL: true)
         }
@@ -95,15 +99,16 @@ package final class PassLibrary: @unchecked Sendable {
         // SQLite makes `-shm` beside the file when it is missing; where it cannot, a WAL library
         // opens only as immutable.
         let immutable = access(folder.isEmpty ? "." : folder, W_OK) != 0 && access(shm, F_OK) != 0
-        let opened = immutable ? Self.immutableURI(path) : path
+        let location = immutable ? Self.immutableURI(path) : path
         let deadline = Self.deadline(after: options.retryDeadline)
         do {
             dbQueue = try Self.retrying("open", path: path, until: deadline) {
-                try DatabaseQueue(path: opened, configuration: config)
+                try DatabaseQueue(path: location, configuration: config)
             }
         } catch let error as LibraryError where error.kind == .notALibrary {
             throw LibraryFile.foreignFileError(path) ?? error
         }
+        opened = LibraryFile.identity(path)
         let upToDate = try Self.retrying("open", path: path, until: deadline) {
             try dbQueue.read { db -> Bool in
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
@@ -142,6 +147,7 @@ package final class PassLibrary: @unchecked Sendable {
         self.path = name
         self.options = options
         self.dbQueue = writer
+        self.opened = nil
         let deadline = Self.deadline(after: options.retryDeadline)
         try Self.retrying("open", path: name, until: deadline) {
             try self.checkIdentityAndMigrate(switchToWAL: false)

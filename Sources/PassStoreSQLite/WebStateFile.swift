@@ -59,6 +59,21 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
                 CREATE INDEX web_token_user ON web_token(user, id);
                 """)
         }
+        migrator.registerMigration("v3-sign-in-throttle") { db in
+            // Counters per (account, client) instead of a row per failure (WebState.Throttle);
+            // the failure rows were hashed keys, counted after the password check.
+            try db.execute(sql: """
+                DROP TABLE web_failure;
+                CREATE TABLE web_throttle (
+                    account TEXT NOT NULL,
+                    client TEXT NOT NULL,
+                    first REAL NOT NULL,
+                    last REAL NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (account, client)
+                );
+                """)
+        }
         try migrator.migrate(db)
     }
 
@@ -106,10 +121,12 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
     package func forget(user: String) throws -> Int {
         try db.write { db in
             var removed = 0
-            for (table, column) in [("web_session", "user"), ("web_calendar", "user"), ("web_token", "user"), ("web_failure", "key")] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE \(column) = ?", arguments: [column == "key" ? "user:" + user : user])
+            for table in ["web_session", "web_calendar", "web_token"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE user = ?", arguments: [user])
                 removed += db.changesCount
             }
+            // Its sign-in counters go too (not counted: they are neither sign-ins nor tokens).
+            try db.execute(sql: "DELETE FROM web_throttle WHERE account = ?", arguments: [user])
             return removed
         }
     }
@@ -120,26 +137,71 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
 
     // MARK: Sign-in throttling
 
-    package func recordFailure(keys: [String], now: Date) throws {
+    /// One IMMEDIATE transaction: SQLite's one writer (across processes, with the busy timeout)
+    /// makes the read, the decision and the write of the counters one step.
+    package func countSignIn(account: String, client: String?, now: Date) throws -> WebState.Throttle.Verdict {
+        let keys = WebState.Throttle.keys(account: account, client: client)
+        return try db.writeWithoutTransaction { db in
+            var verdict = WebState.Throttle.Verdict.allowed(earlier: 0)
+            try db.inTransaction(.immediate) {
+                let old = (now - WebState.Throttle.window).timeIntervalSince1970
+                try db.execute(sql: "DELETE FROM web_throttle WHERE first < ? AND last < ?", arguments: [old, old])
+                var stored: [WebState.Throttle.Counter] = []
+                for key in keys {
+                    let row = try Row.fetchOne(db, sql: "SELECT first, last, count FROM web_throttle WHERE account = ? AND client = ?",
+                                               arguments: [key.account, key.client])
+                    let first: Double = row?["first"] ?? now.timeIntervalSince1970
+                    let last: Double = row?["last"] ?? 0
+                    let count: Int = row?["count"] ?? 0
+                    stored.append(WebState.Throttle.Counter(key: key, first: Date(timeIntervalSince1970: first),
+                                                            last: Date(timeIntervalSince1970: last), count: count))
+                }
+                let (decided, write) = WebState.Throttle.judge(stored, now: now)
+                verdict = decided
+                for c in write ?? [] {
+                    try db.execute(sql: """
+                        INSERT INTO web_throttle (account, client, first, last, count) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (account, client) DO UPDATE SET first = excluded.first, last = excluded.last, count = excluded.count
+                        """, arguments: [c.key.account, c.key.client, c.first.timeIntervalSince1970, c.last.timeIntervalSince1970, c.count])
+                }
+                return .commit
+            }
+            return verdict
+        }
+    }
+
+    package func uncountSignIn(account: String, client: String?, accepted: Bool) throws {
         try db.write { db in
-            try db.execute(sql: "DELETE FROM web_failure WHERE at < ?", arguments: [(now - WebState.failureWindow).timeIntervalSince1970])
-            for key in keys {
-                try db.execute(sql: "INSERT INTO web_failure (key, at) VALUES (?, ?)", arguments: [WebState.hash(key), now.timeIntervalSince1970])
+            if let client, !client.isEmpty {
+                try db.execute(sql: accepted ? "DELETE FROM web_throttle WHERE account = ? AND client = ?"
+                                             : "UPDATE web_throttle SET count = max(count - 1, 0) WHERE account = ? AND client = ?",
+                               arguments: [account, client])
+                try db.execute(sql: "UPDATE web_throttle SET count = max(count - 1, 0) WHERE account = '' AND client = ?", arguments: [client])
+            }
+            try db.execute(sql: "UPDATE web_throttle SET count = max(count - 1, 0) WHERE account = ? AND client = ''", arguments: [account])
+        }
+    }
+
+    package func throttles(now: Date) throws -> [WebState.Throttle.Counter] {
+        let old = (now - WebState.Throttle.window).timeIntervalSince1970
+        return try db.read { db in
+            try Row.fetchAll(db, sql: "SELECT account, client, first, last, count FROM web_throttle WHERE first >= ? AND count > 0 ORDER BY account, client",
+                             arguments: [old]).map { row in
+                WebState.Throttle.Counter(key: .init(account: row["account"], client: row["client"]), first: Date(timeIntervalSince1970: row["first"]),
+                                          last: Date(timeIntervalSince1970: row["last"]), count: row["count"])
             }
         }
     }
 
-    package func failures(keys: [String], now: Date) throws -> Int {
-        try db.read { db in
-            try keys.map { key in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM web_failure WHERE key = ? AND at >= ?",
-                                 arguments: [WebState.hash(key), (now - WebState.failureWindow).timeIntervalSince1970]) ?? 0
-            }.max() ?? 0
+    package func clearThrottles(account: String?) throws -> Int {
+        try db.write { db in
+            if let account {
+                try db.execute(sql: "DELETE FROM web_throttle WHERE account = ?", arguments: [account])
+            } else {
+                try db.execute(sql: "DELETE FROM web_throttle")
+            }
+            return db.changesCount
         }
-    }
-
-    package func clearFailures(key: String) throws {
-        try db.write { db in try db.execute(sql: "DELETE FROM web_failure WHERE key = ?", arguments: [WebState.hash(key)]) }
     }
 
     // MARK: Calendar subscription

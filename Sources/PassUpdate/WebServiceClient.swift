@@ -25,11 +25,15 @@ package final class WebServiceClient: Sendable {
         package var maxRedirects: Int = 3
         package var proxy: ProxySettings = ProxySettings(environment: [:])
         package var userAgent = "passconduit/0.1 (PassKit web service client)"
+        /// nil: any host the pass names (`update`, the owner's own passes). Set: only what the
+        /// policy lets through, on the address it checked (the web wallet, `serve`).
+        package var addressPolicy: AddressPolicy?
 
         package init() {}
     }
 
     package let settings: Settings
+    private let tls: TLSConfiguration
     private let direct: HTTPClient
     private let proxied: [ProxySettings.Server: HTTPClient]
 
@@ -46,25 +50,32 @@ package final class WebServiceClient: Sendable {
             }
             tls.additionalTrustRoots = settings.extraCAFiles.map { .file($0) }
         }
-        func make(_ proxy: ProxySettings.Server?) -> HTTPClient {
-            var configuration = HTTPClient.Configuration(
-                tlsConfiguration: tls, redirectConfiguration: .disallow,
-                timeout: .init(connect: .seconds(Int64(settings.requestTimeout)), read: .seconds(Int64(settings.requestTimeout))),
-                proxy: proxy.map { p in
-                    let auth: HTTPClient.Authorization? = p.user.map { .basic(username: $0.removingPercentEncoding ?? $0,
-                                                                              password: (p.password ?? "").removingPercentEncoding ?? "") }
-                    return .server(host: p.host, port: p.port, authorization: auth)
-                },
-                decompression: .disabled)
-            configuration.httpVersion = .http1Only
-            return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        }
+        self.tls = tls
+        func make(_ proxy: ProxySettings.Server?) -> HTTPClient { Self.makeClient(settings, tls: tls, proxy: proxy) }
         direct = make(nil)
         var byServer: [ProxySettings.Server: HTTPClient] = [:]
         for server in [settings.proxy.https, settings.proxy.http].compactMap({ $0 }) where byServer[server] == nil {
             byServer[server] = make(server)
         }
         proxied = byServer
+    }
+
+    /// One HTTP client: no redirects followed by itself, the per-request timeouts, the proxy;
+    /// `dnsOverride` pins host names to addresses already checked (TLS still checks the name).
+    static func makeClient(_ settings: Settings, tls: TLSConfiguration, proxy: ProxySettings.Server?,
+                           dnsOverride: [String: String] = [:]) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(Int64(settings.requestTimeout)), read: .seconds(Int64(settings.requestTimeout))),
+            proxy: proxy.map { p in
+                let auth: HTTPClient.Authorization? = p.user.map { .basic(username: $0.removingPercentEncoding ?? $0,
+                                                                          password: (p.password ?? "").removingPercentEncoding ?? "") }
+                return .server(host: p.host, port: p.port, authorization: auth)
+            },
+            decompression: .disabled)
+        configuration.httpVersion = .http1Only
+        configuration.dnsOverride = dnsOverride
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// Closes every pooled connection. Call once, when the run is over.
@@ -182,8 +193,28 @@ package final class WebServiceClient: Sendable {
     }
 
     /// One request, following same-origin redirects; the body is read up to `maxBody` bytes.
+    /// Under an address policy, on a client of its own pinned to the address the policy checked.
     private func send(_ method: HTTPMethod, _ url: String, service: WebServiceURL, headers: HTTPHeaders, body: [UInt8]?,
                       deadline: ContinuousClock.Instant, maxBody: Int? = nil) async throws(UpdateFailure) -> Response {
+        guard let policy = settings.addressPolicy, let pinned = try await policy.target(service) else {
+            return try await exchange(method, url, service: service, headers: headers, body: body, deadline: deadline, maxBody: maxBody,
+                                      client: client(for: service))
+        }
+        let client = Self.makeClient(settings, tls: tls, proxy: settings.proxy.server(scheme: service.scheme, host: service.host),
+                                     dnsOverride: pinned)
+        do throws(UpdateFailure) {
+            let response = try await exchange(method, url, service: service, headers: headers, body: body, deadline: deadline,
+                                              maxBody: maxBody, client: client)
+            try? await client.shutdown()
+            return response
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private func exchange(_ method: HTTPMethod, _ url: String, service: WebServiceURL, headers: HTTPHeaders, body: [UInt8]?,
+                          deadline: ContinuousClock.Instant, maxBody: Int?, client: HTTPClient) async throws(UpdateFailure) -> Response {
         var current = url
         let limit = maxBody ?? settings.maxBodyBytes
         for _ in 0...settings.maxRedirects {
@@ -204,7 +235,7 @@ package final class WebServiceClient: Sendable {
             let nioDeadline = NIODeadline.now() + .nanoseconds(left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000)
             let response: Response
             do {
-                let r = try await client(for: service).execute(request, deadline: nioDeadline)
+                let r = try await client.execute(request, deadline: nioDeadline)
                 let status = Int(r.status.code)
                 if let declared = r.headers.first(name: "Content-Length").flatMap({ Int($0) }), declared > limit {
                     throw UpdateFailure(.tooLarge, "The issuer's server sent more than a pass can be.",

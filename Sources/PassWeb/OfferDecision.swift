@@ -12,8 +12,21 @@ enum OfferDecision {
     case already
     case added(StoredPass)
     case updated(StoredPass)
+    /// Another request accepted or declined it first (two windows, a double tap): nothing more was done.
+    case settled
 
+    /// The decision; `.settled` when the offer was settled by another request while this one
+    /// worked on it (the library then refuses the write: the offer is no longer pending).
     static func decide(_ offer: Offer, accept: Bool, library: any PassLibraryBackend, opener: PassOpener) async throws -> OfferDecision {
+        do {
+            return try await decideOnce(offer, accept: accept, library: library, opener: opener)
+        } catch let error as LibraryError where error.kind != .busy && error.kind != .unavailable {
+            guard try await library.offer(offer.offerID) == nil else { throw error }
+            return .settled
+        }
+    }
+
+    private static func decideOnce(_ offer: Offer, accept: Bool, library: any PassLibraryBackend, opener: PassOpener) async throws -> OfferDecision {
         guard accept else {
             try await library.declineOffer(offer.offerID)
             return .declined

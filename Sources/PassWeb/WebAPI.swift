@@ -176,6 +176,8 @@ extension WebApp {
                 throw APIError(.unprocessableContent, .refused, message)
             case .already:
                 return (route, Self.json(.ok, .object([("outcome", .string("already")), ("message", .string("Already in your library.")), ("offer", .int(id))])))
+            case .settled:
+                throw APIError(.conflict, .notFound, "This offer was accepted or declined a moment ago by another request; nothing more was changed.")
             case .added(let pass):
                 return (route, Self.json(.ok, .object([("outcome", .string("added")), ("message", .string("Added to your library.")),
                                                        ("offer", .int(id)), ("pass", StoredPassJSON.object(pass))])))

@@ -22,8 +22,8 @@ package final class WebApp: @unchecked Sendable {
     private var cards: [String: (card: Card, validUntil: Date)] = [:]
     /// Each user's passes and offers as the list shows them (see `WebListCache`).
     let lists = WebListCache()
-    /// Each user's change log by pass (see `changes`).
-    private var histories: [String: (sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
+    /// Each user's change log by pass, and the library object it was read from (see `changes`).
+    private var histories: [String: (library: ObjectIdentifier, sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
     /// cairo and pango are driven from one thread at a time.
     private let renderLock = NSLock()
     /// The port actually bound (for the desktop Host check and the sign-in line).
@@ -84,7 +84,8 @@ package final class WebApp: @unchecked Sendable {
         }
         Self.secure(&answer.response.headers)
         let elapsed = ContinuousClock.now - started
-        config.log("\(request.method.rawValue) \(answer.route) \(answer.response.status.code) \(Self.milliseconds(elapsed))ms")
+        let client = clientAddress(request, context: context) ?? "-"
+        config.log("\(request.method.rawValue) \(answer.route) \(answer.response.status.code) \(Self.milliseconds(elapsed))ms client=\(client)")
         return answer.response
     }
 
@@ -148,14 +149,18 @@ package final class WebApp: @unchecked Sendable {
             return try await login(request, context: context, query: query)
         }
         if let asset = WebOffline.asset(segments) { return asset }
+        // Shown after a desktop sign-out, when there is no session any more.
+        if segments == ["signed-out"], method == .get || method == .head {
+            return Answer(route: "/signed-out", response: page(.ok, title: "Signed out", body: signedOutSentence))
+        }
 
         var request = request
         let visitor = try await signedIn(request, context: context)
         guard let visitor else {
             if case .password = config.signIn, method == .get || method == .head {
-                return Answer(route: "/" + segments.joined(separator: "/"), response: redirect("/login"))
+                return Answer(route: Self.routePattern(segments), response: redirect("/login"))
             }
-            throw WebProblem(.unauthorized, route: "-", title: "Sign in first", signInSentence)
+            throw WebProblem(.unauthorized, route: Self.routePattern(segments), title: "Sign in first", signInSentence)
         }
         var form: [String: String] = [:]
         var parts: [WebForm.Part] = []
@@ -204,6 +209,32 @@ package final class WebApp: @unchecked Sendable {
             : try await pages.handle(method: method, segments: segments, query: query, form: form, parts: parts)
         if let cookie = visitor.setCookie { answer.response.headers[.setCookie] = cookie }
         return answer
+    }
+
+    /// What the log names a path by when no page answered it yet (a request without a
+    /// session): the wallet's route pattern, never the hash, number or token in it; "-" for a
+    /// path that is none of the wallet's.
+    static func routePattern(_ segments: [Substring]) -> String {
+        let s = segments.map(String.init)
+        switch s.count {
+        case 1 where ["", "offers", "add", "settings", "offline.json", "signed-out", "logout"].contains(s[0]):
+            return "/" + s[0]
+        case 2 where s[0] == "passes":
+            return s[1].hasSuffix(".pkpass") ? "/passes/{hash}.pkpass" : "/passes/{hash}"
+        case 2 where s[0] == "offers": return "/offers/{number}"
+        case 2 where s[0] == "settings" && ["calendar", "tokens"].contains(s[1]): return "/settings/" + s[1]
+        case 3 where s[0] == "passes" && ["update", "remove"].contains(s[2]): return "/passes/{hash}/" + s[2]
+        case 3 where s[0] == "offers" && ["accept", "decline"].contains(s[2]): return "/offers/{number}/" + s[2]
+        case 4 where s[0] == "settings" && s[1] == "tokens" && s[3] == "revoke": return "/settings/tokens/{id}/revoke"
+        default: return "-"
+        }
+    }
+
+    var signedOutSentence: String {
+        switch config.signIn {
+        case .desktop: return "<p>You are signed out. To sign in again, open a new sign-in link: start “passconduit serve” again.</p>"
+        case .header, .password: return "<p>You are signed out.</p><p><a href=\"/login\">Sign in again</a></p>"
+        }
     }
 
     var signInSentence: String {
@@ -389,34 +420,84 @@ package final class WebApp: @unchecked Sendable {
                 return Answer(route: "/login", response: page(.unauthorized, title: "Sign in",
                                                               body: WebPages.loginForm(message: Self.rejectedSentence)))
             }
-            let keys = ["user:" + user, "peer:" + (context.peer ?? "local")]
-            let failures = try await config.state.failures(keys: keys)
-            if failures >= Self.failureLimit {
-                var r = page(.tooManyRequests, title: "Too many attempts",
-                             body: WebPages.loginForm(message: "Too many failed sign-ins for this address or from this network. Wait \(Int(WebState.failureWindow / 60)) minutes and try again."))
-                r.headers[.retryAfter] = "\(Int(WebState.failureWindow))"
+            // Counted before the password is checked (one step with the decision, on every host).
+            let client = clientAddress(request, context: context)
+            let earlier: Int
+            switch try await config.state.countSignIn(account: user, client: client) {
+            case .throttled(let reason, let retryAfter):
+                config.log("sign-in throttled: account=\(Self.logText(user)) client=\(client ?? "-") reason=\(reason.rawValue) retry-after=\(retryAfter)s")
+                var r = page(.tooManyRequests, title: "Too many attempts", body: WebPages.loginForm(message: Self.throttledSentence(reason, retryAfter: retryAfter)))
+                r.headers[.retryAfter] = "\(retryAfter)"
                 return Answer(route: "/login", response: r)
+            case .allowed(let n):
+                earlier = n
             }
-            // Back-off: each earlier failure makes the next answer slower, the same for every outcome.
-            if failures > 0 { try? await Task.sleep(for: .seconds(min(1 << min(failures - 1, 4), 8))) }
+            // Back-off: each earlier attempt of this client at this account makes the answer slower,
+            // the same for every outcome (other clients and accounts are not slowed).
+            if earlier > 0, config.signInBackoff > 0 {
+                try? await Task.sleep(for: .seconds(config.signInBackoff * Double(min(1 << min(earlier - 1, 3), 8))))
+            }
             switch await checker.check(user: user, password: password) {
             case .accepted:
-                try await config.state.clearFailures(key: "user:" + user)
+                try await config.state.uncountSignIn(account: user, client: client, accepted: true)
                 let made = try await config.state.createSession(user: user)
                 var r = redirect("/")
                 r.headers[.setCookie] = sessionCookie(made.id)
                 return Answer(route: "/login", response: r)
             case .rejected:
-                try await config.state.recordFailure(keys: keys)
+                config.log("sign-in failed: account=\(Self.logText(user)) client=\(client ?? "-") reason=wrong-address-or-password")
                 return Answer(route: "/login", response: page(.unauthorized, title: "Sign in", body: WebPages.loginForm(message: Self.rejectedSentence)))
             case .unavailable(let reason):
-                return Answer(route: "/login", response: page(.serviceUnavailable, title: "Cannot sign in now",
-                    body: WebPages.loginForm(message: "The mail server that checks passwords cannot be reached now (\(reason)). Try again in a few minutes.")))
+                // The operator's to know (the server's address and what went wrong); the visitor
+                // learns only that the mail server is unavailable. The attempt judged no password.
+                config.log("sign-in impossible: the mail server cannot be reached: account=\(Self.logText(user)) client=\(client ?? "-") reason=\(Self.logQuoted(reason))")
+                try? await config.state.uncountSignIn(account: user, client: client, accepted: false)
+                var r = page(.serviceUnavailable, title: "Cannot sign in now",
+                             body: WebPages.loginForm(message: "The mail server that checks passwords cannot be reached now. Nothing was changed; try again in a few minutes."))
+                r.headers[.retryAfter] = "60"
+                return Answer(route: "/login", response: r)
             }
         }
     }
 
-    static let failureLimit = 5
+    /// The 429 page's sentence for why an attempt was not checked.
+    static func throttledSentence(_ reason: WebState.Throttle.Reason, retryAfter: Int) -> String {
+        let wait = retryAfter >= 90 ? "\((retryAfter + 59) / 60) minutes" : "\(retryAfter) seconds"
+        switch reason {
+        case .accountAndClient: return "Too many failed sign-ins for this address from your network. Wait \(wait) and try again."
+        case .client: return "Too many failed sign-ins from your network. Wait \(wait) and try again."
+        case .account: return "There were many failed sign-ins for this address lately, so each try waits a little. Try again in \(wait)."
+        }
+    }
+
+    /// `text` for a log line's `name=value`: letters, digits and `@ . _ + -` as they are, every
+    /// other byte percent-encoded (no space, `=`, quote or line break another field could hide in).
+    package static func logText(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8.prefix(320) {
+            let c = Character(UnicodeScalar(byte))
+            if byte < 0x80, c.isLetter || c.isNumber || "@._+-:".contains(c) { out.append(c) }
+            else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    /// `text` between double quotes for a log line's last field: quotes, backslashes and control
+    /// characters replaced by `?`, so it ends where it seems to.
+    static func logQuoted(_ text: String) -> String {
+        "\"" + String(String.UnicodeScalarView(text.unicodeScalars.prefix(500).map {
+            $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" || $0 == "\\" || (0x80...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" ? "?" : $0
+        })) + "\""
+    }
+
+    /// The request's client address (see `ClientAddress`).
+    func clientAddress(_ request: Request, context: WebContext) -> String? {
+        ClientAddress(trusted: config.trustedProxies, socketTrusted: config.socketProxyTrusted).of(request.headers, peer: context.peer)
+    }
+
     static let rejectedSentence = "That address and password do not match. Check both and try again."
 
     // MARK: Responses
@@ -493,10 +574,12 @@ package final class WebApp: @unchecked Sendable {
     static let cardCacheLimit = 256
 
     /// The change log of a user's library by pass, read once and then only what was appended
-    /// since (the log only grows; a shorter one, after a restore, is read again). Kept per user,
-    /// so nobody's history is taken from another's library.
+    /// since (the log only grows; a shorter one, after a restore, is read again). Kept per user
+    /// and library object, so nobody's history is taken from another's library, nor from a
+    /// library dropped and made again (opened again as another object).
     func changes(of id: PassID, user: String, library: any PassLibraryBackend, last known: Int64? = nil) async throws -> [ChangeEntry] {
-        var (sequence, byPass) = lock.withLock { histories[user] } ?? (0, [:])
+        let object = ObjectIdentifier(library)
+        var (sequence, byPass) = lock.withLock { histories[user].flatMap { $0.library == object ? ($0.sequence, $0.byPass) : nil } } ?? (0, [:])
         let last: Int64
         if let known { last = known } else { last = try await library.lastSequence() }
         if last < sequence { (sequence, byPass) = (0, [:]) }
@@ -510,7 +593,9 @@ package final class WebApp: @unchecked Sendable {
         let known = (sequence, byPass)
         lock.withLock {
             if histories[user] == nil, histories.count >= 64 { histories.removeAll() }
-            if (histories[user]?.sequence ?? -1) <= known.0 { histories[user] = known }
+            if histories[user]?.library != object || (histories[user]?.sequence ?? -1) <= known.0 {
+                histories[user] = (object, known.0, known.1)
+            }
         }
         return byPass[id] ?? []
     }

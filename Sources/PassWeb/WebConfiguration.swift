@@ -1,5 +1,6 @@
 import Conduit
 import Foundation
+import Support
 import PassRender
 import PassStore
 import WalletPass
@@ -38,6 +39,14 @@ package struct WebConfiguration: Sendable {
     package var headTimeout: TimeInterval = 10
     /// Seconds a request body may take after its head (a 10 MB upload on a slow phone line fits).
     package var bodyTimeout: TimeInterval = 120
+    /// Proxies whose `X-Forwarded-For` / `Forwarded` name the client (`--trusted-proxy`), and
+    /// whether the peer of a Unix-socket listener is one (`--trusted-proxy unix`): the address
+    /// that sign-in throttling counts per and the request log names.
+    package var trustedProxies: [AddressRange] = []
+    package var socketProxyTrusted = false
+    /// Seconds the first repeated failure of one client at one account waits before its answer,
+    /// doubled for each further one (at most 8 times this).
+    package var signInBackoff: TimeInterval = 1
     /// Where the request log and the sign-in line go.
     package var log: @Sendable (String) -> Void = { line in
         FileHandle.standardOutput.write(Data((line + "\n").utf8))

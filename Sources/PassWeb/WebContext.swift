@@ -1,8 +1,8 @@
 import Hummingbird
 import NIOCore
 
-/// One request's context: Hummingbird's, plus the peer's address (the only source of who
-/// connected: no X-Forwarded-For is believed).
+/// One request's context: Hummingbird's, plus the peer's address (a proxy's forwarded address
+/// is believed only from a trusted proxy: `ClientAddress`).
 package struct WebContext: RequestContext {
     package var coreContext: CoreRequestContextStorage
     /// The peer's IP address as text, or nil (a unix socket).

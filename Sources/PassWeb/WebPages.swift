@@ -35,8 +35,6 @@ struct WebPages {
         case (1, "offline.json"):
             guard get else { break }
             return WebOffline.list(key: offlineKey, passes: try await listSnapshot().passes)
-        case (1, "signed-out"):
-            return Answer(route: "/signed-out", response: app.page(.ok, title: "Signed out", body: "<p>You are signed out.</p>"))
         case (2, "passes"):
             guard get else { break }
             let name = segments[1]
@@ -451,6 +449,9 @@ struct WebPages {
             status = .unprocessableContent
         case .already:
             sentence = "Already in your library."
+        case .settled:
+            let h = "<p>This offer was settled a moment ago (accepted or declined, perhaps in another window). Nothing more was changed.</p><p><a href=\"/offers\">Offers</a></p>"
+            return Answer(route: route, response: page("Already settled", body: h, status: .conflict))
         case .added(let storedPass):
             let h = "<p>Added to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
             return Answer(route: route, response: page("Added", body: h))

@@ -188,10 +188,12 @@ extension LibraryCommand {
         }
 
         /// Where `serve` keeps a file map's web state: --state, else beside the default library.
-        func webStatePath() -> String? {
+        func webStatePath() -> String? { Self.webStatePath(state: state, config: map.config) }
+
+        static func webStatePath(state: String?, config configPath: String?) -> String? {
             if let state { return state }
             let environment = ProcessInfo.processInfo.environment
-            guard let config = try? Config.load(explicitPath: map.config, environment: environment) else { return nil }
+            guard let config = try? Config.load(explicitPath: configPath, environment: environment) else { return nil }
             let library = ConduitSetup(config: config, environment: environment).libraryPath
             return Serve.defaultStatePath(libraryPath: library, environment: environment)
         }

@@ -27,7 +27,12 @@ struct Serve: ParsableCommand {
         in (oauth2-proxy, Authelia, a webmail's single sign-on) and names the user in header NAME; \
         the header is believed only from the trusted proxy addresses.
         --auth imap://HOST[:PORT] or imaps://HOST[:PORT]: a sign-in form checked against the \
-        mailbox server (STARTTLS is required unless HOST is this machine).
+        mailbox server (STARTTLS is required unless HOST is this machine). Failed sign-ins are \
+        throttled per account and client address: 5 in 15 minutes from one client, 30 from one \
+        client over all accounts; past 50 for one account from anywhere, one try every 10 seconds \
+        (never a lock). Behind a reverse proxy give --trusted-proxy (unix for a unix:PATH \
+        listener), so its X-Forwarded-For names the client. "passconduit library throttles" \
+        lists and clears the counters.
 
         With --auth each signed-in address gets its own library: --library-map TEMPLATE \
         (the milter's rule, e.g. /var/lib/passconduit/%{local}@%{domain}/library.sqlite, used only \
@@ -39,12 +44,18 @@ struct Serve: ParsableCommand {
         choose), or in the database of a PostgreSQL library; so several servers share them and a \
         restart signs nobody out.
 
+        "Check for update" on a pass page asks the pass's issuer over https, and only at a public \
+        address (never this server's own network: loopback, private, link-local); \
+        --update-allow-host HOST lets a test server through.
+
         The Settings page makes a calendar subscription address (webcal://HOST/calendar/SECRET.ics: \
         what "passconduit calendar" writes, for calendar programs) and API tokens for the JSON API \
         under /api/v1/ (Authorization: Bearer TOKEN; the passes as "list --json" and "show --json" \
         write them).
 
-        One line per request goes to standard output: method, route, status, time.
+        One line per request goes to standard output: method, route, status, time, client address; \
+        and a line for each refused or throttled sign-in ("sign-in throttled: account=… client=… \
+        reason=…") and each mail server that cannot be reached.
 
         Examples:
           passconduit serve
@@ -61,7 +72,7 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How people sign in: header:NAME, imap://HOST[:PORT] or imaps://HOST[:PORT] (default: a one-time link, this machine only).", valueName: "mode"))
     var auth: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --auth header:…, a proxy address or network the header is believed from; repeatable.", valueName: "addr[/bits]"))
+    @Option(name: .long, help: ArgumentHelp("A reverse proxy's address or network (or unix: the proxy on a unix:PATH listener): its X-Forwarded-For names the client, and with --auth header:… its user header is believed; repeatable.", valueName: "addr[/bits]"))
     var trustedProxy: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("HTTPS: the certificate chain (PEM).", valueName: "pem"))
@@ -72,6 +83,9 @@ struct Serve: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("One library per signed-in address: a file template with %{local} and %{domain}, or postgresql://… (the milter's library map).", valueName: "template"))
     var libraryMap: String?
+
+    @Option(name: .long, help: ArgumentHelp("\"Check for update\" may contact this host (a name or address) as \"update\" does, also over http or on this server's own network (a test server); repeatable.", valueName: "host"))
+    var updateAllowHost: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The file that keeps sessions, failed sign-ins, calendar addresses and API tokens (default: web-sessions.sqlite beside a library file; a PostgreSQL library keeps them in its database).", valueName: "path"))
     var state: String?
@@ -100,9 +114,11 @@ struct Serve: ParsableCommand {
             var web: WebConfiguration
             let listenAddress: ListenAddress
             let signIn: SignIn
+            let proxies: [AddressRange]
             do {
                 listenAddress = try ListenAddress.parse(listen)
                 signIn = try signInMode()
+                proxies = try trustedProxy.filter { $0 != "unix" }.map { text throws(WebSetupError) in try AddressRange.parse(text) }
                 if (tlsCert == nil) != (tlsKey == nil) { throw WebSetupError("--tls-cert and --tls-key go together") }
             } catch let error as WebSetupError {
                 throw CLIError(error.description, status: .usage)
@@ -122,13 +138,15 @@ struct Serve: ParsableCommand {
             }
             web = WebConfiguration(setup: context.setup, opener: try context.opener(), libraries: libraries,
                                    barcode: { CardBarcodeSource.barcode(for: $0) }, state: webState)
-            let updates = UpdateClient(context: context)
+            let updates = UpdateClient(context: context, policy: AddressPolicy(allowedHosts: Set(updateAllowHost)))
             let updateOpener = try context.opener()
             web.checkForUpdate = { library, id in
                 try await updates.check(id, in: library, opener: updateOpener)
             }
             web.listen = listenAddress
             web.signIn = signIn
+            web.trustedProxies = proxies
+            web.socketProxyTrusted = trustedProxy.contains("unix")
             if let tlsCert, let tlsKey { web.tls = (tlsCert, tlsKey) }
             do { try web.validate() } catch { throw CLIError("\(error)", status: .usage) }
 
@@ -168,15 +186,14 @@ struct Serve: ParsableCommand {
 
     func signInMode() throws -> SignIn {
         guard let auth else {
-            if !trustedProxy.isEmpty { throw WebSetupError("--trusted-proxy goes with --auth header:NAME") }
+            if !trustedProxy.isEmpty { throw WebSetupError("--trusted-proxy goes with --auth (a desktop wallet has no proxy in front)") }
             return .desktop
         }
         switch try SignInOption.parse(auth) {
         case .header(let name):
-            let ranges = try trustedProxy.map { text throws(WebSetupError) in try AddressRange.parse(text) }
+            let ranges = try trustedProxy.filter { $0 != "unix" }.map { text throws(WebSetupError) in try AddressRange.parse(text) }
             return .header(name: name, trusted: ranges)
         case .mailbox(let server):
-            if !trustedProxy.isEmpty { throw WebSetupError("--trusted-proxy goes with --auth header:NAME") }
             do {
                 return .password(server: server, checker: try Self.mailboxChecker(auth))
             } catch {
@@ -187,11 +204,17 @@ struct Serve: ParsableCommand {
 
     /// Desktop: the user's own library, always. With --auth: the library map, or the PostgreSQL
     /// library's users; a file library shared by every address would let each see the others'.
+    /// Either way a library is kept open between requests only while it is the one at its
+    /// location (`KeptLibraries`): after `library drop` and `library create` the new one is served.
     func librariesFor(signIn: SignIn, context: Context) throws -> WebLibraries {
         if signIn.isDesktop {
             if libraryMap != nil { throw CLIError("--library-map needs --auth: without it the wallet shows your own library", status: .usage) }
-            let library = try context.library()
-            return { _ in library }
+            let first = try context.library()
+            let own = LibraryMap.Target(context.libraryPath, user: first.options.user)
+            let options = first.options
+            let kept = KeptLibraries { target in try await LibraryRoot.open(target.location, options: options) }
+            kept.keep(first, for: own)
+            return { _ in try await kept.library(own) }
         }
         let rule: LibraryMap.Rule
         if let libraryMap {
@@ -205,33 +228,18 @@ struct Serve: ParsableCommand {
             throw CLIError("serve --auth needs one library per address: --library-map TEMPLATE (e.g. '/var/lib/passconduit/%{local}@%{domain}/library.sqlite') or a PostgreSQL --library", status: .usage)
         }
         let map = LibraryMap(rule: rule)
-        let cache = LibraryCache()
-        return { user in
-            guard let target = map.libraries(for: [user]).first else { return nil }
-            if let open = cache.get(target) { return open }
+        let kept = KeptLibraries { target in
             var options = LibraryOptions()
             options.user = target.user
-            let library: any PassLibraryBackend
             do {
-                library = try await LibraryRoot.open(target.location, options: options, create: false)
+                return try await LibraryRoot.open(target.location, options: options, create: false)
             } catch let error as LibraryError where error.kind == .notFound {
                 return nil
             }
-            return cache.put(target, library)
         }
-    }
-
-    /// Opened libraries by target, kept for the server's life.
-    final class LibraryCache: @unchecked Sendable {
-        private let lock = NSLock()
-        private var open: [LibraryMap.Target: any PassLibraryBackend] = [:]
-        func get(_ t: LibraryMap.Target) -> (any PassLibraryBackend)? { lock.withLock { open[t] } }
-        func put(_ t: LibraryMap.Target, _ l: any PassLibraryBackend) -> any PassLibraryBackend {
-            lock.withLock {
-                if let existing = open[t] { return existing }
-                open[t] = l
-                return l
-            }
+        return { user in
+            guard let target = map.libraries(for: [user]).first else { return nil }
+            return try await kept.library(target)
         }
     }
 
@@ -253,10 +261,13 @@ final class UpdateClient: @unchecked Sendable {
     private var client: WebServiceClient?
     private let settings: WebServiceClient.Settings
 
-    init(context: Context) {
+    /// `policy`: the addresses "Check for update" may reach (only public ones over https, but for
+    /// the hosts the operator allowed).
+    init(context: Context, policy: AddressPolicy) {
         var settings = WebServiceClient.Settings()
         settings.maxBodyBytes = context.limits.pass.maxArchiveBytes
         settings.proxy = ProxySettings(environment: context.environment)
+        settings.addressPolicy = policy
         self.settings = settings
     }
 

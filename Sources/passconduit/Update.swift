@@ -41,7 +41,11 @@ struct Update: ParsableCommand {
         change log, the same verification), with one request at a time to each issuer however \
         many libraries hold its passes, and an issuer's Retry-After kept for all of them. Lines \
         start with the mailbox; --metrics-file writes the run's figures for Prometheus' \
-        node_exporter (textfile collector). The package's passconduit-update-all.timer runs it.
+        node_exporter (textfile collector). The package's passconduit-update-all.timer runs it. \
+        The passes of a gateway's libraries come from anybody's mail, so with a map only https \
+        to public addresses is contacted (the address a name resolves to is checked, and the \
+        connection goes to it): loopback, private and link-local ranges are refused unless \
+        --allow-host names the host (a test server).
 
         Exit status: 0 when every check ran, 65 when an update was refused, 75 when a server \
         could not be reached or a library could not be used (try again later).
@@ -77,6 +81,9 @@ struct Update: ParsableCommand {
     @Flag(name: .long, help: "Check every library of the config file's map ([milter] library-map).")
     var mailboxes = false
 
+    @Option(name: .long, help: ArgumentHelp("With a map: contact this host although it is on loopback or a private network, or uses http (a test server); repeatable.", valueName: "host"))
+    var allowHost: [String] = []
+
     @Option(name: .long, help: ArgumentHelp("With a map: write the run's figures to this file (Prometheus text format).", valueName: "file"))
     var metricsFile: String?
 
@@ -90,6 +97,8 @@ struct Update: ParsableCommand {
             if global.library != nil { throw ValidationError("--library and --library-map exclude each other") }
         } else if metricsFile != nil {
             throw ValidationError("--metrics-file goes with --library-map or --mailboxes")
+        } else if !allowHost.isEmpty {
+            throw ValidationError("--allow-host goes with --library-map or --mailboxes (a run on your own library contacts what your passes name)")
         }
     }
 
@@ -181,7 +190,7 @@ struct Update: ParsableCommand {
         let request = baseRequest()
         let progress = UpdateProgress(enabled: !quiet && !global.json && Terminal.stderrIsTerminal
                                         && context.environment["TERM"] != "dumb", noun: "libraries")
-        let client = try makeClient(context)
+        let client = try makeClient(context, gateway: true)
         let started = ContinuousClock.now
         let results = try Blocking.run {
             let results = await MailboxUpdate.run(libraries, request: request, opener: opener, client: client) { done, total in
@@ -230,8 +239,10 @@ struct Update: ParsableCommand {
         return status
     }
 
-    func makeClient(_ context: Context) throws -> WebServiceClient {
+    func makeClient(_ context: Context, gateway: Bool = false) throws -> WebServiceClient {
             var settings = WebServiceClient.Settings()
+            // A gateway's passes are strangers' (issue 37 item 2): public https addresses only.
+            if gateway { settings.addressPolicy = AddressPolicy(allowedHosts: Set(allowHost)) }
             settings.extraCAFiles = caFile
             settings.maxBodyBytes = context.limits.pass.maxArchiveBytes
             settings.proxy = ProxySettings(environment: context.environment)

@@ -129,7 +129,8 @@ final class UpdatePeerTests: XCTestCase {
         let v2 = try UpdateKit.pass(serial: serial, webServiceURL: try serviceURL, gate: "B22", signed: now.addingTimeInterval(-3600), in: sandbox.dir)
         try serve(v2, serial: serial)
 
-        let server = try WebServeTests.Server(sandbox, ["--listen", "127.0.0.1:0"])
+        // The peer is on loopback, which serve contacts only when the operator names it.
+        let server = try WebServeTests.Server(sandbox, ["--listen", "127.0.0.1:0", "--update-allow-host", "127.0.0.1"])
         try server.started()
         let jar = sandbox.dir.appendingPathComponent("jar")
         XCTAssertEqual(try WebServeTests.curl(server.signIn, jar: jar).status, 303)
@@ -293,8 +294,14 @@ final class UpdatePeerTests: XCTestCase {
         let v2 = try UpdateKit.pass(serial: serials["alice"]!, webServiceURL: try serviceURL, gate: "B22", signed: now.addingTimeInterval(-3600), in: sandbox.dir)
         try serve(v2, serial: serials["alice"]!)
 
+        // The passes of a gateway come from strangers' mail (issue 37 item 2): the issuer here is
+        // plain http on loopback, contacted only when the operator names it.
+        let refused = try sandbox.run("update", ["--library-map", template, "--trust", Run.sample("ca/trust")], common: false)
+        XCTAssertTrue(refused.stdout.contains("is not secure (http://), so the server does not contact it"), refused.stdout + refused.stderr)
+        XCTAssertFalse(try sandbox.run("log", ["--library", library("alice")], common: false).stdout.contains("Gate changed"))
+
         let metrics = sandbox.dir.appendingPathComponent("update.prom").path
-        let r = try sandbox.run("update", ["--json", "--library-map", template, "--trust", Run.sample("ca/trust"), "--metrics-file", metrics],
+        let r = try sandbox.run("update", ["--json", "--library-map", template, "--allow-host", "127.0.0.1", "--trust", Run.sample("ca/trust"), "--metrics-file", metrics],
                                 common: false)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         let byMailbox = Dictionary(grouping: r.objects) { $0["mailbox"] as? String ?? "" }
@@ -314,7 +321,7 @@ final class UpdatePeerTests: XCTestCase {
         // Text: each line starts with its mailbox, then the run's sum. A library that cannot be
         // used (not a pass library any more) is named; the others are still checked; exit 75.
         try Data("not a library".utf8).write(to: URL(fileURLWithPath: library("bob")))
-        let text = try sandbox.run("update", ["--library-map", template, "--trust", Run.sample("ca/trust")], common: false)
+        let text = try sandbox.run("update", ["--library-map", template, "--allow-host", "127.0.0.1", "--trust", Run.sample("ca/trust")], common: false)
         XCTAssertEqual(text.status, 75, text.stdout + text.stderr)
         let lines = text.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains { $0.hasPrefix("alice@example.org: pass.org.passconduit.boarding/\(serials["alice"]!): no newer version") }, text.stdout)
