@@ -132,7 +132,7 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"), .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // Thin CLI.
         .executableTarget(name: "passconduit", dependencies: [

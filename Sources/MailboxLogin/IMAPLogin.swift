@@ -40,7 +40,9 @@ package struct IMAPLogin: Sendable {
     /// Longest user name or password passed on (Roundcube's cap); anything longer is refused unsent.
     package static let maximumLength = 1024
 
-    package func check(user: String, password: String) async -> MailboxLoginResult {
+    /// `client`: the visitor the sign-in is for, told to the server with `ID` before the
+    /// password is sent (when the server offers `ID`).
+    package func check(user: String, password: String, client: IMAPClientAddress? = nil) async -> MailboxLoginResult {
         guard !user.isEmpty, !password.isEmpty,
               user.utf8.count <= Self.maximumLength, password.utf8.count <= Self.maximumLength,
               let plain = IMAPArgument.plainResponse(user: user, password: password),
@@ -72,7 +74,7 @@ package struct IMAPLogin: Sendable {
             return try await channel.executeThenClose { inbound, outbound in
                 var conversation = Conversation(lines: IMAPLineReader(inbound.makeAsyncIterator()), outbound: outbound)
                 return try await conversation.signIn(login: self, channel: channel.channel, plain: plain,
-                                                     user: userArgument, password: passwordArgument)
+                                                     user: userArgument, password: passwordArgument, client: client)
             }
         } catch {
             if timedOut.withLockedValue({ $0 }) {
@@ -163,7 +165,7 @@ private struct Conversation {
     }
 
     mutating func signIn(login: IMAPLogin, channel: Channel, plain: String,
-                         user: IMAPArgument, password: IMAPArgument) async throws -> MailboxLoginResult {
+                         user: IMAPArgument, password: IMAPArgument, client: IMAPClientAddress?) async throws -> MailboxLoginResult {
         let server = login.server
         var capabilities: [String]?
         switch try await lines.nextResponse() {
@@ -189,6 +191,12 @@ private struct Conversation {
             _ = try await answer(to: "c1", capabilities: &capabilities)
         }
         let offered = Set(capabilities ?? [])
+        if let client, offered.contains("ID") {
+            // Whatever the server answers (it may ignore the fields), the sign-in goes on.
+            try await send("i1 ID \(client.idParameters)\r\n")
+            var ignored: [String]?
+            _ = try await self.answer(to: "i1", capabilities: &ignored)
+        }
         let answer: (IMAPResponse.Status, String?)
         if offered.contains("AUTH=PLAIN") {
             if offered.contains("SASL-IR") {

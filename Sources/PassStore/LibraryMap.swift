@@ -107,8 +107,27 @@ package struct LibraryMap: Sendable, Equatable {
         case .shared(let path): return path
         case .template(let template):
             guard !Self.isServer(template), let (local, domain) = split(recipient) else { return nil }
-            return template.replacingAll("%{local}", with: local).replacingAll("%{domain}", with: domain)
+            return Self.expand(template, local: local, domain: domain)
         }
+    }
+
+    /// `template` with `%{local}` and `%{domain}` replaced in one pass: an address's own text is
+    /// never read again for placeholders (a local part `%{domain}` stays itself).
+    static func expand(_ template: String, local: String, domain: String) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while !rest.isEmpty {
+            if rest.hasPrefix("%{local}") {
+                out += local
+                rest = rest.dropFirst("%{local}".count)
+            } else if rest.hasPrefix("%{domain}") {
+                out += domain
+                rest = rest.dropFirst("%{domain}".count)
+            } else {
+                out.append(rest.removeFirst())
+            }
+        }
+        return out
     }
 
     /// Local part (without its extension, with a delimiter) and domain, lower-cased and checked.
@@ -150,30 +169,5 @@ package struct LibraryMap: Sendable, Equatable {
         var st = stat()
         if stat(path, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFREG }
         return errno != ENOENT && errno != ENOTDIR
-    }
-}
-
-extension String {
-    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
-        var out = ""
-        var rest = Substring(self)
-        while let r = rest.range(of: target) {
-            out += rest[..<r.lowerBound]
-            out += replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
-    }
-}
-
-extension Substring {
-    fileprivate func range(of target: String) -> Range<Index>? {
-        guard !target.isEmpty else { return nil }
-        var i = startIndex
-        while i < endIndex {
-            if self[i...].hasPrefix(target) { return i..<index(i, offsetBy: target.count) }
-            i = index(after: i)
-        }
-        return nil
     }
 }

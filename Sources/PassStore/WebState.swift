@@ -12,6 +12,10 @@ package protocol WebStateStore: Sendable {
     /// The live session a cookie names, its last use moved to now (at most once a minute); nil
     /// for an unknown, forged, idle or too old one.
     func session(id: String, now: Date) async throws -> WebState.Session?
+    /// The live session of `user` used last (its last use moved to now, at most once a minute), or
+    /// nil: behind a sign-in proxy a request without the cookie takes the session its user has
+    /// instead of making one per request.
+    func latestSession(user: String, now: Date) async throws -> WebState.Session?
     func endSession(id: String) async throws
     /// Signs `user` out on every browser.
     func endSessions(user: String) async throws
@@ -37,14 +41,15 @@ package protocol WebStateStore: Sendable {
     /// Whose subscription `secret` is; nil for an unknown or revoked one.
     func calendarUser(secret: String) async throws -> String?
 
-    /// A new API token for `user` named `name`: the token (shown once) and what is kept of it.
-    func createToken(user: String, name: String, now: Date) async throws -> (token: String, info: WebState.APIToken)
+    /// A new API token for `user` named `name`, refused from `expires` on (nil: until revoked): the
+    /// token (shown once) and what is kept of it.
+    func createToken(user: String, name: String, expires: Date?, now: Date) async throws -> (token: String, info: WebState.APIToken)
     /// `user`'s tokens, oldest first.
     func tokens(user: String) async throws -> [WebState.APIToken]
     /// Revokes `user`'s token `id`; false when `user` has none of that id.
     func revokeToken(user: String, id: String) async throws -> Bool
     /// Whose token `token` is, its last use moved to now (at most once a minute); nil for an
-    /// unknown or revoked one.
+    /// unknown, revoked or expired one.
     func tokenUser(token: String, now: Date) async throws -> String?
 
     /// Everything kept of `user` (sessions, failed sign-ins, calendar secret, API tokens) erased, for
@@ -60,9 +65,10 @@ extension WebStateStore {
     package func countSignIn(account: String, client: String?) async throws -> WebState.Throttle.Verdict {
         try await countSignIn(account: account, client: client, now: Date())
     }
+    package func latestSession(user: String) async throws -> WebState.Session? { try await latestSession(user: user, now: Date()) }
     package func renewCalendarSecret(user: String) async throws -> String { try await renewCalendarSecret(user: user, now: Date()) }
-    package func createToken(user: String, name: String) async throws -> (token: String, info: WebState.APIToken) {
-        try await createToken(user: user, name: name, now: Date())
+    package func createToken(user: String, name: String, expires: Date? = nil) async throws -> (token: String, info: WebState.APIToken) {
+        try await createToken(user: user, name: name, expires: expires, now: Date())
     }
     package func tokenUser(token: String) async throws -> String? { try await tokenUser(token: token, now: Date()) }
 }
@@ -90,11 +96,14 @@ package enum WebState {
         package var name: String
         package var created: Date
         package var lastUsed: Date?
-        package init(id: String, name: String, created: Date, lastUsed: Date?) {
+        /// Refused from then on; nil: until revoked.
+        package var expires: Date?
+        package init(id: String, name: String, created: Date, lastUsed: Date?, expires: Date? = nil) {
             self.id = id
             self.name = name
             self.created = created
             self.lastUsed = lastUsed
+            self.expires = expires
         }
     }
 
@@ -104,6 +113,9 @@ package enum WebState {
         package var absolute: TimeInterval = 7 * 24 * 3600
         package init() {}
     }
+
+    /// A token made to expire expires within this many days.
+    package static let maxTokenDays = 3650
 
     /// A token's name on the settings page: at most this many characters.
     package static let maxTokenName = 80

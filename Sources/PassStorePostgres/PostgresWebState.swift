@@ -74,6 +74,8 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
             last_used double precision)
         """,
         "CREATE INDEX IF NOT EXISTS token_by_user ON passconduit_web.token (\"user\", id)",
+        // An API token's expiry (added after the first release: tables made before get it here).
+        "ALTER TABLE passconduit_web.token ADD COLUMN IF NOT EXISTS expires double precision",
     ]
 
     /// The tables `schema` makes.
@@ -82,7 +84,8 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
     /// True when every table of `schema` exists.
     static func tablesPresent(_ tx: PostgresTransaction) async throws -> Bool {
         let checks = tables.map { "to_regclass('passconduit_web.\($0)') IS NOT NULL" }.joined(separator: " AND ")
-        return try await tx.rows("SELECT \(checks)")[0].decode(Bool.self)
+        let expiry = "EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = 'passconduit_web' AND table_name = 'token' AND column_name = 'expires')"
+        return try await tx.rows("SELECT \(checks) AND \(expiry)")[0].decode(Bool.self)
     }
 
     /// Runs `body` on one connection, the tables made first if this process has not yet seen
@@ -172,6 +175,21 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
                 try await tx.run("DELETE FROM passconduit_web.session WHERE id_hash = $1", [key])
                 return nil
             }
+            let moved = now.timeIntervalSince(seen) > 60
+            if moved {
+                try await tx.run("UPDATE passconduit_web.session SET seen = $1 WHERE id_hash = $2", [now.timeIntervalSince1970, key])
+            }
+            return WebState.Session(user: user, csrf: csrf, created: created, seen: moved ? now : seen)
+        }
+    }
+
+    package func latestSession(user: String, now: Date) async throws -> WebState.Session? {
+        let idle = (now - expiry.idle).timeIntervalSince1970, absolute = (now - expiry.absolute).timeIntervalSince1970
+        return try await run("session") { tx -> WebState.Session? in
+            guard let row = try await tx.rows("SELECT id_hash, csrf, created, seen FROM passconduit_web.session WHERE \"user\" = $1 AND seen >= $2 AND created >= $3 ORDER BY seen DESC, id_hash LIMIT 1",
+                                              [user, idle, absolute]).first else { return nil }
+            let (key, csrf, createdT, seenT) = try row.decode((String, String, Double, Double).self)
+            let created = Date(timeIntervalSince1970: createdT), seen = Date(timeIntervalSince1970: seenT)
             let moved = now.timeIntervalSince(seen) > 60
             if moved {
                 try await tx.run("UPDATE passconduit_web.session SET seen = $1 WHERE id_hash = $2", [now.timeIntervalSince1970, key])
@@ -303,24 +321,24 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
 
     // MARK: API tokens
 
-    package func createToken(user: String, name: String, now: Date) async throws -> (token: String, info: WebState.APIToken) {
+    package func createToken(user: String, name: String, expires: Date?, now: Date) async throws -> (token: String, info: WebState.APIToken) {
         let token = WebState.randomToken()
         let hash = WebState.hash(token)
-        let info = WebState.APIToken(id: WebState.tokenID(hash: hash), name: name, created: now, lastUsed: nil)
-        let t = now.timeIntervalSince1970
+        let info = WebState.APIToken(id: WebState.tokenID(hash: hash), name: name, created: now, lastUsed: nil, expires: expires)
+        let t = now.timeIntervalSince1970, until = expires?.timeIntervalSince1970
         try await run("API token") { tx in
-            try await tx.run("INSERT INTO passconduit_web.token (hash, id, \"user\", name, created) VALUES ($1, $2, $3, $4, $5)",
-                             [hash, info.id, user, name, t])
+            try await tx.run("INSERT INTO passconduit_web.token (hash, id, \"user\", name, created, expires) VALUES ($1, $2, $3, $4, $5, $6)",
+                             [hash, info.id, user, name, t, until])
         }
         return (token, info)
     }
 
     package func tokens(user: String) async throws -> [WebState.APIToken] {
         try await run("API tokens") { tx in
-            try await tx.rows("SELECT id, name, created, last_used FROM passconduit_web.token WHERE \"user\" = $1 ORDER BY created, id", [user]).map { row in
-                let (id, name, created, used) = try row.decode((String, String, Double, Double?).self)
+            try await tx.rows("SELECT id, name, created, last_used, expires FROM passconduit_web.token WHERE \"user\" = $1 ORDER BY created, id", [user]).map { row in
+                let (id, name, created, used, expires) = try row.decode((String, String, Double, Double?, Double?).self)
                 return WebState.APIToken(id: id, name: name, created: Date(timeIntervalSince1970: created),
-                                         lastUsed: used.map { Date(timeIntervalSince1970: $0) })
+                                         lastUsed: used.map { Date(timeIntervalSince1970: $0) }, expires: expires.map { Date(timeIntervalSince1970: $0) })
             }
         }
     }
@@ -335,8 +353,9 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         guard WebState.wellFormed(token) else { return nil }
         let hash = WebState.hash(token), t = now.timeIntervalSince1970
         return try await run("API token") { tx in
-            guard let row = try await tx.rows("SELECT \"user\", last_used FROM passconduit_web.token WHERE hash = $1", [hash]).first else { return nil }
-            let (user, used) = try row.decode((String, Double?).self)
+            guard let row = try await tx.rows("SELECT \"user\", last_used, expires FROM passconduit_web.token WHERE hash = $1", [hash]).first else { return nil }
+            let (user, used, expires) = try row.decode((String, Double?, Double?).self)
+            if let expires, t >= expires { return nil }
             if used.map({ t - $0 > 60 }) ?? true {
                 try await tx.run("UPDATE passconduit_web.token SET last_used = $1 WHERE hash = $2", [t, hash])
             }

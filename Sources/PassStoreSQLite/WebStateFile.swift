@@ -74,6 +74,9 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v4-token-expiry") { db in
+            try db.execute(sql: "ALTER TABLE web_token ADD COLUMN expires REAL")
+        }
         try migrator.migrate(db)
     }
 
@@ -111,6 +114,22 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
                 try db.execute(sql: "UPDATE web_session SET seen = ? WHERE idHash = ?", arguments: [now.timeIntervalSince1970, key])
             }
             return WebState.Session(user: row["user"], csrf: row["csrf"], created: created, seen: now.timeIntervalSince(seen) > 60 ? now : seen)
+        }
+    }
+
+    package func latestSession(user: String, now: Date) throws -> WebState.Session? {
+        try db.write { db -> WebState.Session? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT idHash, csrf, created, seen FROM web_session WHERE user = ? AND seen >= ? AND created >= ? ORDER BY seen DESC, idHash LIMIT 1",
+                                             arguments: [user, (now - expiry.idle).timeIntervalSince1970, (now - expiry.absolute).timeIntervalSince1970])
+            else { return nil }
+            let created = Date(timeIntervalSince1970: row["created"])
+            let seen = Date(timeIntervalSince1970: row["seen"])
+            let moved = now.timeIntervalSince(seen) > 60
+            if moved {
+                let key: String = row["idHash"]
+                try db.execute(sql: "UPDATE web_session SET seen = ? WHERE idHash = ?", arguments: [now.timeIntervalSince1970, key])
+            }
+            return WebState.Session(user: user, csrf: row["csrf"], created: created, seen: moved ? now : seen)
         }
     }
 
@@ -235,23 +254,24 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
 
     // MARK: API tokens
 
-    package func createToken(user: String, name: String, now: Date) throws -> (token: String, info: WebState.APIToken) {
+    package func createToken(user: String, name: String, expires: Date?, now: Date) throws -> (token: String, info: WebState.APIToken) {
         let token = WebState.randomToken()
         let hash = WebState.hash(token)
-        let info = WebState.APIToken(id: WebState.tokenID(hash: hash), name: name, created: now, lastUsed: nil)
+        let info = WebState.APIToken(id: WebState.tokenID(hash: hash), name: name, created: now, lastUsed: nil, expires: expires)
         try db.write { db in
-            try db.execute(sql: "INSERT INTO web_token (hash, id, user, name, created) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [hash, info.id, user, name, now.timeIntervalSince1970])
+            try db.execute(sql: "INSERT INTO web_token (hash, id, user, name, created, expires) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [hash, info.id, user, name, now.timeIntervalSince1970, expires?.timeIntervalSince1970])
         }
         return (token, info)
     }
 
     package func tokens(user: String) throws -> [WebState.APIToken] {
         try db.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, created, lastUsed FROM web_token WHERE user = ? ORDER BY created, id", arguments: [user]).map { row in
+            try Row.fetchAll(db, sql: "SELECT id, name, created, lastUsed, expires FROM web_token WHERE user = ? ORDER BY created, id", arguments: [user]).map { row in
                 let used: Double? = row["lastUsed"]
+                let expires: Double? = row["expires"]
                 return WebState.APIToken(id: row["id"], name: row["name"], created: Date(timeIntervalSince1970: row["created"]),
-                                         lastUsed: used.map { Date(timeIntervalSince1970: $0) })
+                                         lastUsed: used.map { Date(timeIntervalSince1970: $0) }, expires: expires.map { Date(timeIntervalSince1970: $0) })
             }
         }
     }
@@ -267,8 +287,10 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
         guard WebState.wellFormed(token) else { return nil }
         let hash = WebState.hash(token)
         return try db.write { db -> String? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT user, lastUsed FROM web_token WHERE hash = ?", arguments: [hash]) else { return nil }
+            guard let row = try Row.fetchOne(db, sql: "SELECT user, lastUsed, expires FROM web_token WHERE hash = ?", arguments: [hash]) else { return nil }
             let used: Double? = row["lastUsed"]
+            let expires: Double? = row["expires"]
+            if let expires, now.timeIntervalSince1970 >= expires { return nil }
             if used.map({ now.timeIntervalSince1970 - $0 > 60 }) ?? true {
                 try db.execute(sql: "UPDATE web_token SET lastUsed = ? WHERE hash = ?", arguments: [now.timeIntervalSince1970, hash])
             }

@@ -10,5 +10,8 @@ package enum PasswordCheck: Sendable, Equatable {
 /// Checks a mailbox login (the IMAP LOGIN of `--auth imap://…`). The composition root builds it;
 /// PassWeb only asks it.
 package protocol PasswordChecker: Sendable {
-    func check(user: String, password: String) async -> PasswordCheck
+    /// `clientAddress`, `clientPort`: the visitor's IP address and port, passed on to the mailbox
+    /// server (so its log and its per-address penalty see the visitor, not the wallet); nil when
+    /// unknown (a unix socket).
+    func check(user: String, password: String, clientAddress: String?, clientPort: Int?) async -> PasswordCheck
 }

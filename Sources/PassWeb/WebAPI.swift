@@ -96,7 +96,7 @@ extension WebApp {
         guard parts.count == 2, parts[0].lowercased() == "bearer",
               let user = try await config.state.tokenUser(token: parts[1].trimmingCharacters(in: .whitespaces)) else {
             throw APIError(.unauthorized, .invalidToken,
-                           "This API token is not known here: it may have been revoked. Make a new one on the wallet's Settings page.")
+                           "This API token is not known here: it may have been revoked or have expired. Make a new one on the wallet's Settings page.")
         }
         return user
     }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import PassRender
 import PassStore
 import Support
@@ -33,9 +34,12 @@ package final class WebApp: @unchecked Sendable {
         self.config = config
     }
 
-    var cookieName: String { secureCookies ? "__Host-pcsid" : "pcsid" }
-    /// `Secure` unless the browser talks to this machine over plain loopback HTTP.
-    var secureCookies: Bool { config.tls != nil || !config.listen.isLoopback }
+    func cookieName(secure: Bool) -> String { secure ? "__Host-pcsid" : "pcsid" }
+    /// `Secure` unless the browser talks to this machine over plain loopback HTTP: with TLS, off
+    /// loopback, with an https `--public-url`, or when a trusted proxy says the browser used https.
+    func secureCookies(_ request: Request, peer: String?) -> Bool {
+        config.tls != nil || !config.listen.isLoopback || config.publicURL?.secure == true || forwardedScheme(request, peer: peer) == "https"
+    }
 
     /// A new single-use desktop sign-in token.
     package func newSignInToken() -> String {
@@ -64,6 +68,11 @@ package final class WebApp: @unchecked Sendable {
         var answer: Answer
         do {
             answer = try await route(request, context: context)
+        } catch is HTTPParserError {
+            // A body that cannot be read as HTTP (a malformed chunk): the client's fault, and the
+            // connection is closed after this answer.
+            answer = Answer(route: "-", response: page(.badRequest, title: "Bad request",
+                body: "<p>The request's body is not valid HTTP (its chunked encoding is malformed). Nothing was changed.</p>"))
         } catch is NIOTooManyBytesError {
             answer = Answer(route: "-", response: page(.contentTooLarge, title: "Too large",
                 body: "<p>That upload is larger than the \(WebPages.size(config.maxBodyBytes)) this wallet takes (a pass or a message is never that large).</p>"))
@@ -83,6 +92,10 @@ package final class WebApp: @unchecked Sendable {
                 body: "<p>The wallet could not answer this request. Nothing was changed.</p>"))
         }
         Self.secure(&answer.response.headers)
+        // HSTS only where the browser reached the wallet over https (browsers ignore it over http).
+        if config.tls != nil || config.publicURL?.secure == true || forwardedScheme(request, peer: context.peer) == "https" {
+            answer.response.headers[Self.strictTransportSecurity] = "max-age=31536000"
+        }
         let elapsed = ContinuousClock.now - started
         let client = clientAddress(request, context: context) ?? "-"
         config.log("\(request.method.rawValue) \(answer.route) \(answer.response.status.code) \(Self.milliseconds(elapsed))ms client=\(client)")
@@ -108,6 +121,10 @@ package final class WebApp: @unchecked Sendable {
         if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
     }
 
+    static let strictTransportSecurity = HTTPField.Name("Strict-Transport-Security")!
+    /// A second Host header (the first is the request's authority).
+    static let hostName = HTTPField.Name("Host")!
+
     /// The security headers' names, checked once (not on every response).
     static let securityNames = (csp: HTTPField.Name("Content-Security-Policy")!, contentTypeOptions: HTTPField.Name("X-Content-Type-Options")!,
                                 referrerPolicy: HTTPField.Name("Referrer-Policy")!, openerPolicy: HTTPField.Name("Cross-Origin-Opener-Policy")!)
@@ -125,6 +142,11 @@ package final class WebApp: @unchecked Sendable {
     }
 
     func route(_ request: Request, context: WebContext) async throws -> Answer {
+        // RFC 9112 §3.2: a request with no Host, or more than one, is answered 400.
+        guard !(request.head.authority ?? "").isEmpty, request.headers[values: Self.hostName].isEmpty else {
+            throw WebProblem(.badRequest, route: "-", title: "Bad request",
+                             "This request names no host or more than one (an HTTP/1.1 request has exactly one Host header).")
+        }
         guard let segments = Self.plainPath(request.uri.path) else {
             throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such page.")
         }
@@ -193,21 +215,28 @@ package final class WebApp: @unchecked Sendable {
         if segments == ["logout"] && method == .post {
             if form["everywhere"] != nil { try await config.state.endSessions(user: visitor.session.user) }
             else if let id = visitor.sessionID { try await config.state.endSession(id: id) }
-            var r = redirect(config.signIn.isDesktop ? "/signed-out" : "/login")
-            r.headers[.setCookie] = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(secureCookies ? "; Secure" : "")"
+            var r: Response
+            if case .header = config.signIn {
+                // The proxy still vouches for this browser: its session must end too.
+                r = page(.ok, title: "Signed out of the wallet", body: proxySignOutSentence)
+            } else {
+                r = redirect(config.signIn.isDesktop ? "/signed-out" : "/login")
+            }
+            r.headers[.setCookie] = "\(cookieName(secure: visitor.secure))=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(visitor.secure ? "; Secure" : "")"
             r.headers[HTTPField.Name("Clear-Site-Data")!] = "\"cache\", \"cookies\", \"storage\""
             return Answer(route: "/logout", response: r)
         }
 
-        guard let library = try await config.libraries(visitor.session.user) else {
-            throw WebProblem(.forbidden, route: "-", title: "No library",
-                             "There is no pass library for \(visitor.session.user) on this server.")
-        }
+        guard let library = try await config.libraries(visitor.session.user) else { throw noLibrary(visitor.session.user) }
         let pages = WebPages(app: self, visitor: visitor, library: library, languages: languages(request))
         var answer = segments.first == "settings"
             ? try await pages.settings(request, method: method, segments: segments, form: form)
             : try await pages.handle(method: method, segments: segments, query: query, form: form, parts: parts)
         if let cookie = visitor.setCookie { answer.response.headers[.setCookie] = cookie }
+        // Whose session this answer belongs to, on every answer (the offline worker compares it).
+        if answer.response.headers[WebOffline.keyHeader] == nil {
+            answer.response.headers[WebOffline.keyHeader] = WebOffline.key(csrf: visitor.session.csrf)
+        }
         return answer
     }
 
@@ -235,6 +264,22 @@ package final class WebApp: @unchecked Sendable {
         case .desktop: return "<p>You are signed out. To sign in again, open a new sign-in link: start “passconduit serve” again.</p>"
         case .header, .password: return "<p>You are signed out.</p><p><a href=\"/login\">Sign in again</a></p>"
         }
+    }
+
+    /// After "Sign out" behind a sign-in proxy: the wallet forgot this browser, the proxy did not.
+    var proxySignOutSentence: String {
+        var h = "<p>This browser is signed out of the wallet, and what it kept for use offline is deleted. "
+            + "Your organisation's sign-in still knows you, so opening the wallet again signs you straight back in.</p>\n"
+        if let url = config.proxyLogoutURL {
+            h += "<p>To end that session too, <a href=\"\(HTMLText.escape(url))\">sign out of your organisation's sign-in</a>.</p>\n"
+        } else {
+            h += "<p>To end that session too, sign out of your organisation's sign-in page (or close every window of this browser).</p>\n"
+        }
+        return h
+    }
+
+    func noLibrary(_ user: String) -> WebProblem {
+        WebProblem(.forbidden, route: "-", title: "No library", "There is no pass library for \(user) on this server.")
     }
 
     var signInSentence: String {
@@ -285,6 +330,10 @@ package final class WebApp: @unchecked Sendable {
             return
         }
         if let origin = request.headers[HTTPField.Name("Origin")!] {
+            if let known = config.publicURL {
+                guard origin.lowercased() == known.description else { throw refused }
+                return
+            }
             let host = request.head.authority ?? ""
             guard origin == "http://" + host || origin == "https://" + host else { throw refused }
         }
@@ -306,10 +355,13 @@ package final class WebApp: @unchecked Sendable {
         var sessionID: String?
         /// A cookie to send with the answer (a session made on this request).
         var setCookie: String?
+        /// The address the browser opened (absolute links) and whether the cookie is `Secure`.
+        var origin = PublicOrigin(scheme: "http", authority: "localhost")
+        var secure = false
     }
 
-    func sessionCookie(_ id: String) -> String {
-        "\(cookieName)=\(id); Path=/; HttpOnly; SameSite=Strict\(secureCookies ? "; Secure" : "")"
+    func sessionCookie(_ id: String, secure: Bool) -> String {
+        "\(cookieName(secure: secure))=\(id); Path=/; HttpOnly; SameSite=Strict\(secure ? "; Secure" : "")"
     }
 
     func cookie(_ request: Request, named name: String) -> String? {
@@ -360,7 +412,15 @@ package final class WebApp: @unchecked Sendable {
     }
 
     func signedIn(_ request: Request, context: WebContext) async throws -> Visitor? {
-        let id = cookie(request, named: cookieName)
+        var visitor = try await signedInVisitor(request, context: context)
+        visitor?.origin = origin(request, peer: context.peer)
+        visitor?.secure = secureCookies(request, peer: context.peer)
+        return visitor
+    }
+
+    func signedInVisitor(_ request: Request, context: WebContext) async throws -> Visitor? {
+        let secure = secureCookies(request, peer: context.peer)
+        let id = cookie(request, named: cookieName(secure: secure))
         let session: WebState.Session? = if let id { try await config.state.session(id: id) } else { nil }
         switch config.signIn {
         case .desktop, .password:
@@ -372,10 +432,15 @@ package final class WebApp: @unchecked Sendable {
                 throw WebProblem(.forbidden, route: "-", title: "Not through the sign-in proxy",
                                  "This wallet takes its users from a reverse proxy, and this connection did not come through it.")
             }
-            guard let raw = request.headers[HTTPField.Name(name)!], let user = Self.userName(raw) else { return nil }
+            guard let raw = request.headers[HTTPField.Name(name)!], let user = try Self.proxyUserName(raw) else { return nil }
             if let session, let id, session.user == user { return Visitor(session: session, sessionID: id) }
+            // Without its cookie (a script, a browser that dropped it, another device): the session
+            // this user already has, so requests do not each leave a row behind.
+            if let kept = try await config.state.latestSession(user: user) { return Visitor(session: kept, sessionID: nil) }
+            // A name without a library gets no session either (its pages answer "No library").
+            guard try await config.libraries(user) != nil else { throw noLibrary(user) }
             let made = try await config.state.createSession(user: user)
-            return Visitor(session: made.session, sessionID: made.id, setCookie: sessionCookie(made.id))
+            return Visitor(session: made.session, sessionID: made.id, setCookie: sessionCookie(made.id, secure: secure))
         }
     }
 
@@ -385,6 +450,42 @@ package final class WebApp: @unchecked Sendable {
         let name = raw.trimmingCharacters(in: .whitespaces).lowercased()
         guard !name.isEmpty, name.utf8.count <= 320, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         return name
+    }
+
+    /// A user name from the sign-in proxy, as the library map and the web state will compare it:
+    /// nil when empty; refused (403, with the reason) when it holds `%`, `/`, `\`, a control,
+    /// format or space character, when Unicode normalisation (NFKC) changes it, or when it holds
+    /// a non-ASCII letter that lower-casing changes (only ASCII letters are folded, as the map
+    /// lower-cases addresses). So no name a proxy vouches for can stand for another person's
+    /// library (`Karl` written with U+212A KELVIN SIGN is not `karl`; `%{domain}@…` expands nothing).
+    static func proxyUserName(_ raw: String) throws(WebProblem) -> String? {
+        let name = raw.trimmingCharacters(in: .whitespaces)
+        if name.isEmpty { return nil }
+        func refused(_ why: String) -> WebProblem {
+            WebProblem(.forbidden, route: "-", title: "User name refused",
+                       "The sign-in proxy named a user this wallet does not take: \(why). Nothing was opened; ask whoever runs this wallet.")
+        }
+        guard name.utf8.count <= 320 else { throw refused("it is longer than any mail address") }
+        for scalar in name.unicodeScalars {
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            switch scalar.properties.generalCategory {
+            case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+                throw refused("it holds an invisible, control or space character (\(code))")
+            default:
+                break
+            }
+            if scalar == "%" || scalar == "/" || scalar == "\\" {
+                throw refused("it holds “\(Character(scalar))”, which no address this wallet keeps a library for holds")
+            }
+        }
+        guard name.precomposedStringWithCompatibilityMapping.unicodeScalars.elementsEqual(name.unicodeScalars) else {
+            throw refused("Unicode normalisation (NFKC) changes it, so it could stand for another address")
+        }
+        if name.unicodeScalars.contains(where: { !$0.isASCII && ($0.properties.changesWhenLowercased || $0.properties.changesWhenCaseFolded) }) {
+            throw refused("it holds a non-ASCII capital letter, which could stand for another address once lower-cased")
+        }
+        return name.lowercased()
     }
 
     // MARK: Signing in
@@ -401,7 +502,7 @@ package final class WebApp: @unchecked Sendable {
             }
             let made = try await config.state.createSession(user: "")
             var r = redirect("/")
-            r.headers[.setCookie] = sessionCookie(made.id)
+            r.headers[.setCookie] = sessionCookie(made.id, secure: secureCookies(request, peer: context.peer))
             return Answer(route: "/login", response: r)
         case .header:
             return Answer(route: "/login", response: redirect("/"))
@@ -437,12 +538,12 @@ package final class WebApp: @unchecked Sendable {
             if earlier > 0, config.signInBackoff > 0 {
                 try? await Task.sleep(for: .seconds(config.signInBackoff * Double(min(1 << min(earlier - 1, 3), 8))))
             }
-            switch await checker.check(user: user, password: password) {
+            switch await checker.check(user: user, password: password, clientAddress: client, clientPort: client == context.peer ? context.peerPort : nil) {
             case .accepted:
                 try await config.state.uncountSignIn(account: user, client: client, accepted: true)
                 let made = try await config.state.createSession(user: user)
                 var r = redirect("/")
-                r.headers[.setCookie] = sessionCookie(made.id)
+                r.headers[.setCookie] = sessionCookie(made.id, secure: secureCookies(request, peer: context.peer))
                 return Answer(route: "/login", response: r)
             case .rejected:
                 config.log("sign-in failed: account=\(Self.logText(user)) client=\(client ?? "-") reason=wrong-address-or-password")

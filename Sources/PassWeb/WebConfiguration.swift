@@ -16,6 +16,11 @@ package struct WebConfiguration: Sendable {
     package var signIn: SignIn = .desktop
     /// PEM certificate chain and key: HTTPS.
     package var tls: (certificate: String, key: String)?
+    /// `--public-url`: the address browsers open, when a proxy in front does TLS (the cookie's
+    /// `Secure`, absolute links and the Origin check follow it). Nil: what each request says.
+    package var publicURL: PublicOrigin?
+    /// `--proxy-logout-url`: where the sign-in proxy's session ends (header mode); "Sign out" links to it.
+    package var proxyLogoutURL: String?
     /// The conduit's settings: trust, limits, languages, the scanner for uploads.
     package var setup: ConduitSetup
     /// The pass opener over the trust anchors, loaded once; each request's copy reads the pass
@@ -39,9 +44,10 @@ package struct WebConfiguration: Sendable {
     package var headTimeout: TimeInterval = 10
     /// Seconds a request body may take after its head (a 10 MB upload on a slow phone line fits).
     package var bodyTimeout: TimeInterval = 120
-    /// Proxies whose `X-Forwarded-For` / `Forwarded` name the client (`--trusted-proxy`), and
-    /// whether the peer of a Unix-socket listener is one (`--trusted-proxy unix`): the address
-    /// that sign-in throttling counts per and the request log names.
+    /// Proxies whose `X-Forwarded-For` / `Forwarded` name the client and whose
+    /// `X-Forwarded-Proto` / `Forwarded: proto=` the scheme (`--trusted-proxy`), and whether the
+    /// peer of a Unix-socket listener is one (`--trusted-proxy unix`): the address that sign-in
+    /// throttling counts per and the request log names.
     package var trustedProxies: [AddressRange] = []
     package var socketProxyTrusted = false
     /// Seconds the first repeated failure of one client at one account waits before its answer,

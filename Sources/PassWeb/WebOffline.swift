@@ -13,8 +13,12 @@ import Support
 /// session's form token (never the session id; a key names a cache, nothing more). The worker
 /// keeps exactly one cache, named by the key of the session it last saw online, and deletes every
 /// other cache before it stores anything; a page of a session that ended (401, a redirect to
-/// the sign-in form) empties it; signing out sends `Clear-Site-Data`. So one session never gets
-/// another's page from the cache. Without JavaScript nothing here runs and every page still works.
+/// the sign-in form) empties it; signing out sends `Clear-Site-Data`. Every answer to a signed-in
+/// request names its session's key (`X-Passconduit-Offline`), and the worker compares it on
+/// every page the browser opens, kept or not (and app.js on every page it runs on): a page of
+/// another session deletes the caches of the one before, even when a sign-in proxy switched the
+/// browser to another person without a sign-in page. So one session never gets another's page
+/// from the cache. Without JavaScript nothing here runs and every page still works.
 enum WebOffline {
     /// The cache key of a session: a one-way function of its form token.
     static func key(csrf: String) -> String {
@@ -144,6 +148,13 @@ enum WebOffline {
       if (!('serviceWorker' in navigator) || !window.isSecureContext) { status('unavailable'); return; }
       var sw = navigator.serviceWorker;
       sw.addEventListener('message', function (e) { if (e.data && e.data.type) status(e.data.type); });
+      if (key && window.caches) {
+        // Another session's pages (a proxy may have switched people without a sign-in page) go.
+        caches.keys().then(function (names) {
+          return Promise.all(names.filter(function (n) { return n.indexOf('passconduit-') === 0 && n !== 'passconduit-' + key; })
+            .map(function (n) { return caches.delete(n); }));
+        });
+      }
       if (!key) {
         // Nobody is signed in on this page: nothing of anyone stays on this device.
         if (sw.controller) sw.controller.postMessage({ type: 'forget' });
@@ -211,9 +222,32 @@ enum WebOffline {
       if (url.origin !== self.location.origin) return;
       var page = (url.pathname === '/' && !url.search) || PAGE.test(url.pathname);
       var asset = ASSETS.indexOf(url.pathname) >= 0 && !url.search;
-      if (!page && !asset) return;
-      event.respondWith(answer(request, url.href, page));
+      if (page || asset) {
+        event.respondWith(answer(request, url.href, page));
+      } else if (request.mode === 'navigate') {
+        // Any other page of the wallet is not kept, but says whose session the browser is in now.
+        event.respondWith(watch(request));
+      }
     });
+
+    // Only the caches of `key` survive (none when nobody is signed in).
+    async function keepOnly(key) {
+      var names = (await caches.keys()).filter(mine);
+      await Promise.all(names.filter(function (n) { return n !== PREFIX + key; }).map(function (n) { return caches.delete(n); }));
+    }
+
+    async function watch(request) {
+      var response = await fetch(request);
+      try {
+        if (signedOut(response)) {
+          await forget();
+        } else if (response.type === 'basic') {
+          var key = keyOf(response);
+          if (key) await keepOnly(key);
+        }
+      } catch (ignored) {}
+      return response;
+    }
 
     async function answer(request, href, page) {
       var response;

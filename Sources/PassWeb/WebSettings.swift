@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import PassStore
+import Support
 
 /// `/settings`: the calendar subscription (create, renew, revoke) and the API tokens (create
 /// with a name, list, revoke). A new secret is shown once, on the page that answers its
@@ -20,7 +21,7 @@ extension WebPages {
             switch form["action"] {
             case "renew"?:
                 let secret = try await state.renewCalendarSecret(user: user)
-                let urls = app.calendarURLs(request, secret: secret)
+                let urls = app.calendarURLs(visitor.origin, secret: secret)
                 let notice = """
                 <div class="note" role="status"><p>Your calendar address (shown only now: copy it into your calendar program; renewing or revoking it stops this one):</p>
                 <p><a href="\(Self.e(urls.webcal))">\(Self.e(urls.webcal))</a></p>
@@ -44,11 +45,22 @@ extension WebPages {
                     notice: "<p class=\"problem\" role=\"alert\">Give the token a name of up to \(WebState.maxTokenName) characters (what will use it, such as “chat bridge”). No token was made.</p>\n",
                     status: .badRequest))
             }
-            let made = try await state.createToken(user: user, name: name)
+            // An expiry in days from now, or none (the form's first choice).
+            let expiry = (form["expires"] ?? "").trimmingCharacters(in: .whitespaces)
+            var expires: Date?
+            if !expiry.isEmpty {
+                guard let days = Int(expiry), (1...WebState.maxTokenDays).contains(days) else {
+                    return Answer(route: "/settings/tokens", response: try await settingsPage(request,
+                        notice: "<p class=\"problem\" role=\"alert\">A token expires after 1 to \(WebState.maxTokenDays) days, or never. No token was made.</p>\n",
+                        status: .badRequest))
+                }
+                expires = Date().addingTimeInterval(TimeInterval(days) * 86400)
+            }
+            let made = try await state.createToken(user: user, name: name, expires: expires)
             let notice = """
-            <div class="note" role="status"><p>Your new API token “<span dir="auto">\(Self.e(name))</span>” (shown only now: copy it; it cannot be shown again):</p>
+            <div class="note" role="status"><p>Your new API token “<span dir="auto">\(Self.e(name))</span>” (shown only now: copy it; it cannot be shown again\(expires.map { "; it stops working on \(Self.e(DateText.human($0)))" } ?? "")):</p>
             <p><code class="secret">\(made.token)</code></p>
-            <p>Use it as <code>Authorization: Bearer TOKEN</code>, for example:<br><code>curl -H 'Authorization: Bearer \(made.token)' \(Self.e(app.baseURL(request)))/api/v1/passes</code></p></div>
+            <p>Use it as <code>Authorization: Bearer TOKEN</code>, for example:<br><code>curl -H 'Authorization: Bearer \(made.token)' \(Self.e(visitor.origin.description))/api/v1/passes</code></p></div>
 
             """
             return Answer(route: "/settings/tokens", response: try await settingsPage(request, notice: notice, title: "API token made"))
@@ -91,10 +103,11 @@ extension WebPages {
         if tokens.isEmpty {
             h += "<p>You have no API token.</p>\n"
         } else {
-            h += "<table class=\"tokens\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Made</th><th scope=\"col\">Last used</th><th scope=\"col\">Revoke</th></tr></thead><tbody>\n"
+            h += "<table class=\"tokens\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Made</th><th scope=\"col\">Last used</th><th scope=\"col\">Expires</th><th scope=\"col\">Revoke</th></tr></thead><tbody>\n"
             for token in tokens {
                 h += "<tr><td dir=\"auto\">\(Self.e(token.name))</td><td>\(Self.e(DateText.human(token.created)))</td>"
                     + "<td>\(token.lastUsed.map { Self.e(DateText.human($0)) } ?? "never")</td>"
+                    + "<td>\(token.expires.map { ($0 <= Date() ? "expired " : "") + Self.e(DateText.human($0)) } ?? "no expiry")</td>"
                     + "<td><form method=\"post\" action=\"/settings/tokens/\(token.id)/revoke\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"
                     + "<button type=\"submit\" class=\"danger\" aria-label=\"Revoke the token \(Self.e(token.name))\">Revoke</button></form></td></tr>\n"
             }
@@ -104,6 +117,7 @@ extension WebPages {
         <form method="post" action="/settings/tokens" class="search">
         <input type="hidden" name="csrf" value="\(csrf)">
         <label>Name of a new token <input name="name" type="text" maxlength="\(WebState.maxTokenName)" required></label>
+        <label>Expires <select name="expires"><option value="">never</option><option value="30">in 30 days</option><option value="90">in 90 days</option><option value="365">in a year</option></select></label>
         <button type="submit">Make a token</button>
         </form>
         </section>
@@ -114,32 +128,60 @@ extension WebPages {
 }
 
 extension WebApp {
-    /// The wallet's address as the browser reached it: https with TLS or behind the sign-in
-    /// proxy (which does TLS; it may say `X-Forwarded-Proto: http`), plain http only on this
+    /// The wallet's address as the browser reached it: `--public-url` when given; else the
+    /// request's Host, over https with TLS or behind the sign-in proxy (which does TLS), or as a
+    /// trusted proxy says (`X-Forwarded-Proto`, `Forwarded: proto=`), plain http only on this
     /// machine's loopback without TLS.
-    func baseURL(_ request: Request) -> String {
+    func origin(_ request: Request, peer: String?) -> PublicOrigin {
+        if let known = config.publicURL { return known }
         let host = request.head.authority.flatMap { a in
             a.utf8.allSatisfy { b in (0x21...0x7E).contains(b) && b != UInt8(ascii: "/") && b != UInt8(ascii: "\"") && b != UInt8(ascii: "<") }
                 ? a : nil
         } ?? "localhost"
         var scheme = "https"
         if config.tls == nil {
-            switch config.signIn {
-            case .header:
-                if request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "http" { scheme = "http" }
-            case .desktop, .password:
-                if config.listen.isLoopback { scheme = "http" }
+            if let forwarded = forwardedScheme(request, peer: peer) {
+                scheme = forwarded
+            } else if case .header = config.signIn {
+                scheme = "https"
+            } else if config.listen.isLoopback {
+                scheme = "http"
             }
         }
-        return scheme + "://" + host
+        return PublicOrigin(scheme: scheme, authority: host)
+    }
+
+    /// "https" or "http" as a trusted proxy names the browser's scheme (`Forwarded: proto=`, RFC
+    /// 7239, first; else `X-Forwarded-Proto`); nil from any other peer, or when it says neither.
+    func forwardedScheme(_ request: Request, peer: String?) -> String? {
+        var trusted = config.trustedProxies
+        if case .header(_, let proxies) = config.signIn { trusted += proxies }
+        if let peer {
+            guard trusted.contains(where: { $0.contains(peer) }) else { return nil }
+        } else if !config.socketProxyTrusted {
+            return nil  // a unix-socket peer is believed only with --trusted-proxy unix
+        }
+        if let forwarded = request.headers[HTTPField.Name("Forwarded")!] {
+            // The first element is the proxy nearest the browser's: its proto parameter.
+            let first = forwarded.split(separator: ",", maxSplits: 1).first ?? ""
+            for pair in first.split(separator: ";") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == "proto" else { continue }
+                let value = kv[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+                if value == "https" || value == "http" { return value }
+            }
+        }
+        if let proto = request.headers[HTTPField.Name("X-Forwarded-Proto")!] {
+            let value = (proto.split(separator: ",").first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            if value == "https" || value == "http" { return value }
+        }
+        return nil
     }
 
     /// A calendar secret's subscription addresses: `webcal://` (Apple Calendar, Thunderbird,
     /// GNOME, Outlook) and the same over http(s) (Google Calendar wants that).
-    func calendarURLs(_ request: Request, secret: String) -> (webcal: String, https: String) {
-        let base = baseURL(request)
+    func calendarURLs(_ origin: PublicOrigin, secret: String) -> (webcal: String, https: String) {
         let path = "/calendar/\(secret).ics"
-        let host = base.range(of: "://").map { String(base[$0.upperBound...]) } ?? base
-        return ("webcal://" + host + path, base + path)
+        return ("webcal://" + origin.authority + path, origin.description + path)
     }
 }

@@ -39,7 +39,10 @@ struct Serve: ParsableCommand {
         where that file exists), or a PostgreSQL --library whose library users are the addresses.
 
         Listening beyond this machine needs --tls-cert and --tls-key, or --auth header:… behind \
-        a proxy that does TLS. Sessions, failed sign-ins, calendar addresses and API tokens are \
+        a proxy that does TLS. Behind a proxy that does TLS, --public-url https://HOST[:PORT] names \
+        the address people open: the session cookie is then Secure, and the calendar address, \
+        the API example and the Origin check use it (or the proxy's X-Forwarded-Proto, believed \
+        only from a --trusted-proxy address). Sessions, failed sign-ins, calendar addresses and API tokens are \
         kept where the library lives: in web-sessions.sqlite beside a library file (--state to \
         choose), or in the database of a PostgreSQL library; so several servers share them and a \
         restart signs nobody out.
@@ -72,8 +75,14 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How people sign in: header:NAME, imap://HOST[:PORT] or imaps://HOST[:PORT] (default: a one-time link, this machine only).", valueName: "mode"))
     var auth: String?
 
-    @Option(name: .long, help: ArgumentHelp("A reverse proxy's address or network (or unix: the proxy on a unix:PATH listener): its X-Forwarded-For names the client, and with --auth header:… its user header is believed; repeatable.", valueName: "addr[/bits]"))
+    @Option(name: .long, help: ArgumentHelp("A reverse proxy's address or network (or unix: the proxy on a unix:PATH listener): its X-Forwarded-For names the client and X-Forwarded-Proto the scheme, and with --auth header:… its user header is believed; repeatable.", valueName: "addr[/bits]"))
     var trustedProxy: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The address people open, when a proxy in front does TLS: https://HOST[:PORT] (Secure cookie, links, Origin check).", valueName: "url"))
+    var publicURL: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --auth header:…, where the sign-in proxy's session ends: the wallet's \"Sign out\" page links to it.", valueName: "url"))
+    var proxyLogoutURL: String?
 
     @Option(name: .long, help: ArgumentHelp("HTTPS: the certificate chain (PEM).", valueName: "pem"))
     var tlsCert: String?
@@ -99,8 +108,9 @@ struct Serve: ParsableCommand {
     /// PassWeb's question, answered by the mailbox server.
     struct MailboxPasswordChecker: PasswordChecker {
         let login: IMAPLogin
-        func check(user: String, password: String) async -> PasswordCheck {
-            switch await login.check(user: user, password: password) {
+        func check(user: String, password: String, clientAddress: String?, clientPort: Int?) async -> PasswordCheck {
+            let client = clientAddress.flatMap { IMAPClientAddress(address: $0, port: clientPort) }
+            switch await login.check(user: user, password: password, client: client) {
             case .accepted: return .accepted
             case .rejected: return .rejected
             case .unavailable(let reason): return .unavailable(reason: reason)
@@ -114,11 +124,21 @@ struct Serve: ParsableCommand {
             var web: WebConfiguration
             let listenAddress: ListenAddress
             let signIn: SignIn
+            let publicOrigin: PublicOrigin?
             let proxies: [AddressRange]
             do {
                 listenAddress = try ListenAddress.parse(listen)
                 signIn = try signInMode()
+                publicOrigin = try publicURL.map { text throws(WebSetupError) in try PublicOrigin.parse(text) }
                 proxies = try trustedProxy.filter { $0 != "unix" }.map { text throws(WebSetupError) in try AddressRange.parse(text) }
+                if let proxyLogoutURL {
+                    guard case .header = signIn else { throw WebSetupError("--proxy-logout-url goes with --auth header:NAME") }
+                    let lower = proxyLogoutURL.lowercased()
+                    guard lower.hasPrefix("https://") || lower.hasPrefix("http://") || (lower.hasPrefix("/") && !lower.hasPrefix("//")),
+                          !proxyLogoutURL.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+                        throw WebSetupError("--proxy-logout-url takes an https://… address or a /path on this site, not “\(proxyLogoutURL)”")
+                    }
+                }
                 if (tlsCert == nil) != (tlsKey == nil) { throw WebSetupError("--tls-cert and --tls-key go together") }
             } catch let error as WebSetupError {
                 throw CLIError(error.description, status: .usage)
@@ -145,7 +165,9 @@ struct Serve: ParsableCommand {
             }
             web.listen = listenAddress
             web.signIn = signIn
+            web.publicURL = publicOrigin
             web.trustedProxies = proxies
+            web.proxyLogoutURL = proxyLogoutURL
             web.socketProxyTrusted = trustedProxy.contains("unix")
             if let tlsCert, let tlsKey { web.tls = (tlsCert, tlsKey) }
             do { try web.validate() } catch { throw CLIError("\(error)", status: .usage) }

@@ -200,8 +200,22 @@ final class WebBrowserTests: XCTestCase {
         out["aliceExpiredMarks"] = page.locator("li[data-expired]").count()
         ctx2.set_offline(False)
 
-        # Bob signs in in the same browser profile (Alice never signed out).
+        # Bob signs in in the same browser profile (Alice never signed out). The proxy switches
+        # people without a sign-in page, and Bob's first page is one the worker does not keep.
         USER[0] = "bob@example.org"
+        page.goto(pbase + "/offers")
+        out["bobFirstPage"] = page.inner_text("h1")
+        for _ in range(50):
+            if ("passconduit-" + key_a) not in caches(page):
+                break
+            page.wait_for_timeout(100)
+        out["bobFirstPageCaches"] = caches(page)
+        ctx2.set_offline(True)
+        r = page.goto(pbase + "/")
+        out["bobFirstOfflineIndex"] = [r.status, page.inner_text("body")]
+        r = page.goto(pbase + alice_gate)
+        out["bobFirstOfflineAlice"] = [r.status, page.inner_text("body")]
+        ctx2.set_offline(False)
         page.goto(pbase + "/")
         page.wait_for_selector("html[data-offline=saved]", timeout=120000)
         bob_pass = page.get_attribute("a:has-text('Gate B')", "href")
@@ -335,6 +349,16 @@ final class WebBrowserTests: XCTestCase {
         XCTAssertTrue((out["aliceExpiredPass"] as? String ?? "").contains("ALICE-SOON") || (out["aliceExpiredPass"] as? String ?? "").contains("Expiring soon"))
         XCTAssertTrue((out["aliceExpiredIndex"] as? String ?? "").contains("Expiring soon"))
         XCTAssertEqual(out["aliceExpiredMarks"] as? Int, 1)
+
+        // Issue 37 item 5: Bob's first page is /offers (not kept by the worker): Alice's cache goes at
+        // once, and offline neither her list nor her pass is shown to him.
+        XCTAssertEqual(out["bobFirstPage"] as? String, "Offers")
+        XCTAssertFalse((out["bobFirstPageCaches"] as? [String] ?? []).contains("passconduit-" + aliceKey), "\(out["bobFirstPageCaches"] ?? "")")
+        for name in ["bobFirstOfflineIndex", "bobFirstOfflineAlice"] {
+            let got = out[name] as? [Any] ?? []
+            XCTAssertEqual(got.first as? Int, 503, "\(name): \(got)")
+            XCTAssertFalse("\(got)".contains("Gate A") || "\(got)".contains("ALICE-"), "\(name): \(got)")
+        }
 
         // Bob in the same profile: his own cache only; Alice's pages are gone from every cache and not served offline.
         let bobKey = try XCTUnwrap(out["bobKey"] as? String)

@@ -62,6 +62,35 @@ final class IMAPLoginTests: XCTestCase {
         XCTAssertEqual(crossed, .rejected)
     }
 
+    /// Issue 37 item 4: the visitor's address goes to Dovecot with `ID` before the password, so
+    /// its log names the visitor (what fail2ban reads) and its authentication penalty, kept per
+    /// remote address, falls on the guesser only: wrong guesses from one visitor do not slow
+    /// down the right password of another (they did when every sign-in came from the wallet's
+    /// own address).
+    func testTheVisitorsAddressReachesDovecotsLogAndOnlyTheGuesserIsPenalised() async throws {
+        let dovecot = try server()
+        let login = try IMAPLogin(url: "imap://127.0.0.1:\(dovecot.imapPort)")
+        let guesser = try XCTUnwrap(IMAPClientAddress(address: "192.0.2.66", port: 40001))
+        let visitor = try XCTUnwrap(IMAPClientAddress(address: "198.51.100.7", port: 5678))
+        for guess in ["guess 1", "guess 2"] {
+            let result = await login.check(user: "alice", password: guess, client: guesser)
+            XCTAssertEqual(result, .rejected)
+        }
+        let started = Date()
+        let result = await login.check(user: "bob", password: Self.users["bob"]!, client: visitor)
+        let took = Date().timeIntervalSince(started)
+        XCTAssertEqual(result, .accepted)
+        // Dovecot's penalty after two failures from one address is 4 s (2 s after one).
+        XCTAssertLessThan(took, 1.5, "bob waited for another visitor's penalty: \(dovecot.log.suffix(800))")
+        let log = dovecot.log
+        let bobLine = log.split(separator: "\n").first { $0.contains("Login: user=<bob>") && $0.contains("rip=198.51.100.7") }
+        XCTAssertNotNil(bobLine, "Dovecot's log names the visitor: \(log.suffix(800))")
+        XCTAssertTrue(log.split(separator: "\n").contains { $0.contains("auth failed") && $0.contains("user=<alice>") && $0.contains("rip=192.0.2.66") },
+                      "the guesses are logged with the guesser's address: \(log.suffix(800))")
+        XCTAssertNil(IMAPClientAddress(address: "1.2.3.4\" \"x", port: 1), "only an address reaches the command")
+        XCTAssertNil(IMAPClientAddress(address: "evil.example", port: 1))
+    }
+
     func testValuesThatCouldSmuggleACommandAreRefusedUnsent() async throws {
         let dovecot = try server()
         let login = try IMAPLogin(url: "imap://127.0.0.1:\(dovecot.imapPort)")

@@ -86,6 +86,15 @@ final class LibraryMapTests: XCTestCase {
         }
     }
 
+    /// Issue 37 item 6: the placeholders are replaced in one pass, so an address's own text is
+    /// never read for them (`%{domain}` as a local part expanded to the domain before).
+    func testAnAddressHoldingAPlaceholderIsNotExpandedAgain() {
+        let map = LibraryMap(rule: .template("/l/%{local}@%{domain}/library.sqlite"))
+        XCTAssertEqual(map.path(for: "<%{domain}@example.org>"), "/l/%{domain}@example.org/library.sqlite")
+        XCTAssertEqual(map.path(for: "<a@%{local}.org>"), "/l/a@%{local}.org/library.sqlite")
+        XCTAssertEqual(LibraryMap(rule: .template("/%{domain}/%{local}/%{local}")).path(for: "x@y"), "/y/x/x")
+    }
+
     func testOnlyExistingLibrariesAreUsedOnceEach() {
         let map = LibraryMap(rule: .template("/l/%{local}@%{domain}"))
         let found = map.libraries(for: ["<a@x.org>", "<b@x.org>", "<A@x.org>", "<c@x.org>"]) { $0 != "/l/b@x.org" }

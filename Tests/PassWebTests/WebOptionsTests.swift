@@ -60,6 +60,27 @@ final class WebOptionsTests: XCTestCase {
         XCTAssertNil(WebForm.multipart(Array(body.prefix(40)), boundary: "XyZ"))
     }
 
+    /// Issue 37 item 6 (websec D6): names a sign-in proxy vouches for are taken only when they
+    /// cannot stand for another person's library once lower-cased and normalised.
+    func testProxyNamesThatCouldStandForAnotherAreRefused() throws {
+        XCTAssertEqual(try WebApp.proxyUserName(" Karl@Example.org "), "karl@example.org")
+        XCTAssertEqual(try WebApp.proxyUserName("jürgen@example.org"), "jürgen@example.org", "lower-case non-ASCII, stable: taken")
+        XCTAssertNil(try WebApp.proxyUserName("  "))
+        for name in ["\u{212A}arl@example.org",        // KELVIN SIGN: NFKC makes it K, then karl
+                     "%{domain}@example.org",            // a placeholder of the library map
+                     "ju\u{308}rgen@example.org",         // decomposed: NFKC composes it
+                     "J\u{dc}rgen@example.org",           // a non-ASCII capital: folds to another name
+                     "\u{FF4B}arl@example.org",          // FULLWIDTH k
+                     "karl\u{200B}@example.org",          // ZERO WIDTH SPACE (format)
+                     "karl\u{7}@example.org", "a/b@example.org", "a\\b@example.org", "karl @example.org",
+                     String(repeating: "a", count: 321)] {
+            XCTAssertThrowsError(try WebApp.proxyUserName(name), name.debugDescription) { error in
+                XCTAssertEqual((error as? WebProblem)?.status.code, 403)
+                XCTAssertEqual((error as? WebProblem)?.title, "User name refused")
+            }
+        }
+    }
+
     func testOnlyPlainPathsReachTheRoutes() {
         XCTAssertEqual(WebApp.plainPath("/passes/abc.pkpass"), ["passes", "abc.pkpass"])
         for bad in ["/../x", "/passes/%2e%2e", "/a\\b", "/%00", "/passes/./x", "relative", "/\u{e9}"] {
