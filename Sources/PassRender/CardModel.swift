@@ -139,6 +139,9 @@ package struct CardModel: Sendable {
             }
         case .generic:
             thumbnail = image("thumbnail")
+        case .posterGeneric:
+            // Drawn in the generic layout for now, on its full-bleed background image.
+            background = image("background")
         }
         colors = CardColors(document: d, backgroundImageLuminance: background == nil ? nil : backgroundLuminance)
         notes += colors.notes
@@ -161,7 +164,7 @@ package struct CardModel: Sendable {
         case .coupon, .storeCard:
             // Secondary and auxiliary share one row, four fields at most.
             rows = [Array((secondary + auxiliary + auxiliary2).prefix(4))]
-        case .eventTicket, .generic:
+        case .eventTicket, .generic, .posterGeneric:
             rows = [Array(secondary.prefix(4)), Array(auxiliary.prefix(4)), Array(auxiliary2.prefix(4))]
         }
         self.rows = rows.filter { !$0.isEmpty }

@@ -57,6 +57,9 @@ package struct PassDocument: Sendable, Equatable {
     package var description: String
     // Style
     package var kind: PassKind?
+    /// Every style key the pass carries, in `PassKind` order (`kind` is the first): a poster
+    /// generic pass with its classic fallback has two.
+    package var styles: [PassKind] = []
     package var fields: Fields
     // Associated app
     package var appLaunchURL: String?
@@ -186,7 +189,8 @@ package struct PassDocument: Sendable, Equatable {
         }
 
         var fields = Fields()
-        kind = PassKind.allCases.first { o[$0.rawValue] != nil }
+        styles = PassKind.allCases.filter { o[$0.rawValue] != nil }
+        kind = styles.first
         if let kind {
             let style = o[kind.rawValue]?.object ?? [:]
             func group(_ key: String) -> [PassField] {
@@ -203,6 +207,11 @@ package struct PassDocument: Sendable, Equatable {
             fields.auxiliaryFields = group("auxiliaryFields")
             fields.backFields = group("backFields")
             fields.additionalInfoFields = group("additionalInfoFields")
+            // A poster generic pass has a footer instead of secondary and auxiliary rows; Wallet
+            // draws its first footer field at the bottom of the face, where the auxiliary row is.
+            if kind == .posterGeneric, fields.auxiliaryFields.isEmpty {
+                fields.auxiliaryFields = Array(group("footerFields").prefix(1))
+            }
             fields.transitType = style["transitType"]?.string
             if kind == .boardingPass, fields.transitType == nil, problem == nil {
                 problem = .missingRequiredKey("boardingPass.transitType")

@@ -141,7 +141,7 @@ package struct PassError: Error, Hashable, Sendable, CustomStringConvertible {
         PassError(.missingRequiredKey, "pass.json: \(key) \(why)")
     }
     static func missingStyle() -> PassError {
-        PassError(.missingRequiredKey, "pass.json: none of boardingPass, coupon, eventTicket, generic, storeCard is present")
+        PassError(.missingRequiredKey, "pass.json: none of boardingPass, coupon, eventTicket, generic, storeCard, posterGeneric is present")
     }
     static func unsupportedFormatVersion(_ found: String) -> PassError {
         PassError(.unsupportedFormatVersion, "pass.json: formatVersion is \(found); only 1 exists")

@@ -1,7 +1,10 @@
 /// The pass style: exactly one of these keys holds the pass's fields.
 package enum PassKind: String, Sendable, CaseIterable, Equatable {
     // Declaration order is the order readers look for the style key (KPkPass does the same).
-    case boardingPass, coupon, eventTicket, generic, storeCard
+    // iOS 27's `posterGeneric` comes last: a pass that also carries a classic style (as Apple asks,
+    // for devices before iOS 27) is drawn in that classic style, as today; a pass with only
+    // `posterGeneric` is a valid pass of its own style (Wallet 27 opens it).
+    case boardingPass, coupon, eventTicket, generic, storeCard, posterGeneric
 
     /// What a person calls it.
     package var name: String {
@@ -11,6 +14,7 @@ package enum PassKind: String, Sendable, CaseIterable, Equatable {
         case .eventTicket: return "Event Ticket"
         case .generic: return "Pass"
         case .storeCard: return "Store Card"
+        case .posterGeneric: return "Poster Pass"
         }
     }
 }

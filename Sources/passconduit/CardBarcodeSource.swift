@@ -26,6 +26,18 @@ enum CardBarcodeSource {
         }
     }
 
+    /// `--no-barcode`: in the barcode's place a box that says it was left out, with neither the
+    /// message nor its alternative text (a boarding pass's code lets anyone change the booking);
+    /// nil when the pass has no barcode to leave out.
+    static func withheld(for info: PassInfo) -> CardBarcode? {
+        let choice = BarcodeChoice(info)
+        guard let shown = choice.textBarcode else { return nil }
+        return CardBarcode(format: choice.format.map(formatName) ?? shown.format,
+                           content: .text(message: "Barcode left out",
+                                          reason: "This picture was drawn without the barcode; scan it from the pass itself."),
+                           altText: nil)
+    }
+
     /// The encoder's matrix as the card's module grid (quiet zone kept apart, as both define it).
     static func modules(_ matrix: BarcodeMatrix) -> BarcodeModules {
         var dark: [Bool] = []

@@ -45,6 +45,9 @@ struct Render: ParsableCommand {
     @Option(name: .long, help: "front, back or both (default: both for PDF and HTML, front otherwise).")
     var side: Side?
 
+    @Flag(name: .long, help: "Leave the barcode and its text out (a box says so): for a picture posted where others can see it.")
+    var noBarcode = false
+
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (- for standard output).", valueName: "file"))
     var output: String?
 
@@ -64,6 +67,9 @@ struct Render: ParsableCommand {
             if Format(rawValue: ext == "htm" ? "html" : ext) == nil || ext == "terminal" {
                 return "-o \(output): render writes PNG, PDF, SVG or HTML, not .\(ext); name the file .png, .pdf, .svg or .html, or give --format"
             }
+        }
+        if chosenFormat == .terminal, noBarcode {
+            return "--no-barcode: the terminal drawing is the barcode only; draw the card without it with --format png, pdf, svg or html"
         }
         if chosenFormat == .terminal, let side, side != .front {
             return "--side \(side.rawValue): the terminal drawing is the barcode on the front; draw the back with --format png, pdf, svg or html"
@@ -97,7 +103,7 @@ struct Render: ParsableCommand {
             let request = RenderRequest(format: renderFormat, scale: scale,
                                         side: side.flatMap { RenderSide(rawValue: $0.rawValue) } ?? defaultSide,
                                         paper: PaperSize.forLocale(context.environment))
-            let out = try Self.draw(pass, request: request)
+            let out = try Self.draw(pass, request: request, barcode: !noBarcode)
             if global.verbose { for note in out.notes { Terminal.warn("\(pass.name): \(note)") } }
             try OutputFile.write(out.bytes, to: output, what: format == .html ? "page" : "picture",
                                  allowTerminal: format == .html || format == .svg)
@@ -105,10 +111,11 @@ struct Render: ParsableCommand {
         }
     }
 
-    static func draw(_ pass: RenderSource, request: RenderRequest) throws -> RenderOutput {
+    /// `barcode: false` draws the box of `--no-barcode` in the barcode's place.
+    static func draw(_ pass: RenderSource, request: RenderRequest, barcode: Bool = true) throws -> RenderOutput {
         do {
             return try PassRenderer.render(info: pass.info, status: pass.verdict.status, error: pass.verdict.error,
-                                           barcode: pass.barcode, request: request)
+                                           barcode: barcode ? pass.barcode : CardBarcodeSource.withheld(for: pass.info), request: request)
         } catch {
             throw CLIError("\(pass.name): cannot draw the pass: \(error)", status: .dataError)
         }

@@ -39,7 +39,11 @@ struct Scan: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also draw each pass's card as DIR/<sha256>.png (in the JSON as \"render\").", valueName: "dir"))
     var render: String?
 
+    @Flag(name: .long, help: "With --render: leave each card's barcode out (for pictures posted in group rooms).")
+    var noBarcode = false
+
     func validate() throws {
+        if noBarcode && render == nil { throw ValidationError("--no-barcode goes with --render DIR") }
         if paths.isEmpty && isatty(0) == 1 {
             throw ValidationError("Name messages, mailboxes or passes to scan, or pipe one in (\"-\" reads standard input).")
         }
@@ -68,7 +72,7 @@ struct Scan: ParsableCommand {
                         if noLibraryYet, pass.verdict.status != .invalid, pass.record != nil { pass.library = .new }
                         found += 1
                         if let problem = pass.libraryProblem { Terminal.warn("\(problem) (library state not shown)") }
-                        let picture = render.flatMap { ScanRender.draw(pass, into: $0, context: context) }
+                        let picture = render.flatMap { ScanRender.draw(pass, into: $0, context: context, barcode: !noBarcode) }
                         if global.json {
                             let object = FoundPassJSON.object(pass)
                             print((render == nil ? object : ScanRender.adding(picture, to: object)).line)

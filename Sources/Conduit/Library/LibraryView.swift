@@ -30,10 +30,12 @@ package struct LibraryView: Sendable {
         package static func kinds(named name: String) -> Set<String>? {
             let key = name.lowercased().filter { $0.isLetter }
             let styles = ["boardingpass": "boardingPass", "eventticket": "eventTicket", "coupon": "coupon",
-                          "storecard": "storeCard", "generic": "generic"]
+                          "storecard": "storeCard", "generic": "generic",
+                          "postergeneric": "posterGeneric"]
             if let style = styles[key] { return [style] }
             let short = ["boarding": "boardingPass", "flight": "boardingPass", "transit": "boardingPass",
-                         "event": "eventTicket", "ticket": "eventTicket", "store": "storeCard", "card": "storeCard"]
+                         "event": "eventTicket", "ticket": "eventTicket", "store": "storeCard", "card": "storeCard",
+                         "poster": "posterGeneric"]
             return short[key].map { [$0] }
         }
     }
