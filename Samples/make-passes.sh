@@ -111,19 +111,21 @@ issue wwdr "/CN=Passconduit Test Worldwide Developer Relations CA/OU=G4/O=Passco
 # A second, unrelated root that is never handed out as an anchor: its passes are intact but untrusted.
 selfsigned other-root "/CN=Unknown Issuer Root CA/O=Not Trusted Anywhere/C=US" "2020-01-01 00:00:00" 9131 3
 
-leaf event      pass.org.passconduit.event      "2026-01-01 00:00:00" 3650 101
-leaf boarding   pass.org.passconduit.boarding   "2026-01-01 00:00:00" 3650 102
-leaf coupon     pass.org.passconduit.coupon     "2026-01-01 00:00:00" 3650 103
-leaf storecard  pass.org.passconduit.storecard  "2026-01-01 00:00:00" 3650 104
-leaf generic    pass.org.passconduit.generic    "2026-01-01 00:00:00" 3650 105
+# The leaves outlive the sample passes' dates (2037) and end before the intermediate (2040):
+# Tests/EndToEndTests/SampleFreshnessTests fails a year before any of them expires.
+leaf event      pass.org.passconduit.event      "2026-01-01 00:00:00" 5110 101
+leaf boarding   pass.org.passconduit.boarding   "2026-01-01 00:00:00" 5110 102
+leaf coupon     pass.org.passconduit.coupon     "2026-01-01 00:00:00" 5110 103
+leaf storecard  pass.org.passconduit.storecard  "2026-01-01 00:00:00" 5110 104
+leaf generic    pass.org.passconduit.generic    "2026-01-01 00:00:00" 5110 105
 # Valid 2025-01-01 .. 2025-06-30: passes signed 2025-03-01 are fine (expired since, a note).
 leaf expiring   pass.org.passconduit.expiring   "2025-01-01 00:00:00" 180 106
 # Valid 2024-01-01 .. 2024-06-29: passes signed 2025-03-01 were signed with an expired certificate.
 leaf expired    pass.org.passconduit.expired    "2024-01-01 00:00:00" 180 107
 # No Apple extensions (no 1.2.840.113635.100.6.1.16, no Passbook EKU): fine under a user anchor,
 # refused when the anchor is an Apple root.
-leaf plain      pass.org.passconduit.plain      "2026-01-01 00:00:00" 3650 108 wwdr plain
-leaf stranger   pass.org.passconduit.generic    "2026-01-01 00:00:00" 3650 109 other-root
+leaf plain      pass.org.passconduit.plain      "2026-01-01 00:00:00" 5110 108 wwdr plain
+leaf stranger   pass.org.passconduit.generic    "2026-01-01 00:00:00" 5110 109 other-root
 
 cp "$ca/root.pem" "$ca/trust/passconduit-test-root.pem"
 cp "$ca/wwdr.pem" "$ca/trust/passconduit-test-wwdr.pem"
@@ -142,11 +144,11 @@ The private keys are committed on purpose. Never add this CA to a real trust sto
 | root.pem / root.key | Passconduit Test Root CA (self-signed) | 2020-01-01 .. 2045 |
 | wwdr.pem / wwdr.key | Passconduit Test Worldwide Developer Relations CA, issued by root | 2020-01-01 .. 2040 |
 | other-root.pem / .key | Unknown Issuer Root CA: never an anchor (untrusted passes) | 2020-01-01 .. 2045 |
-| event, boarding, coupon, storecard, generic (.pem/.key) | leaves for pass.org.passconduit.<name> | 2026-01-01 .. 2035-12-30 |
+| event, boarding, coupon, storecard, generic (.pem/.key) | leaves for pass.org.passconduit.<name> | 2026-01-01 .. 2039-12-28 |
 | expiring.pem / .key | leaf for pass.org.passconduit.expiring | 2025-01-01 .. 2025-06-30 |
 | expired.pem / .key | leaf for pass.org.passconduit.expired | 2024-01-01 .. 2024-06-29 |
-| plain.pem / .key | leaf for pass.org.passconduit.plain WITHOUT the Apple extensions/EKU | 2026-01-01 .. 2035-12-30 |
-| stranger.pem / .key | leaf for pass.org.passconduit.generic issued by other-root | 2026-01-01 .. 2035-12-30 |
+| plain.pem / .key | leaf for pass.org.passconduit.plain WITHOUT the Apple extensions/EKU | 2026-01-01 .. 2039-12-28 |
+| stranger.pem / .key | leaf for pass.org.passconduit.generic issued by other-root | 2026-01-01 .. 2039-12-28 |
 
 \`trust/\` holds root.pem and wwdr.pem: pass it as \`--trust Samples/ca/trust\`.
 EOF
@@ -203,11 +205,14 @@ def pass_json(ptid, serial, org, description, style, fields, **extra):
 def dump(d):
     return (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
+# The event and the flight are in 2037, a year with 2026's calendar (the 12th of June a Friday,
+# the 1st of July a Wednesday), so the samples stay current for years; SampleFreshnessTests fails a
+# year before they expire. The coupon stays expired (and voided) on purpose.
 def event(seat="Row 12, Seat 7", gate="Gate B"):
     return pass_json(
         "pass.org.passconduit.event", "EVT-2026-0001", "Passconduit Arena", "Concert ticket for The Linux Philharmonic",
         "eventTicket", {
-            "headerFields": [{"key": "date", "label": "DATE", "value": "2026-06-12T20:00+02:00",
+            "headerFields": [{"key": "date", "label": "DATE", "value": "2037-06-12T20:00+02:00",
                               "dateStyle": "PKDateStyleMedium", "timeStyle": "PKDateStyleShort"}],
             "primaryFields": [{"key": "event", "label": "EVENT", "value": "The Linux Philharmonic"}],
             "secondaryFields": [{"key": "location", "label": "LOCATION", "value": "Main Hall"},
@@ -220,7 +225,7 @@ def event(seat="Row 12, Seat 7", gate="Gate B"):
                             "value": "Admits one. No re-entry. https://passes.example.org/terms",
                             "dataDetectorTypes": ["PKDataDetectorTypeLink"]}],
         },
-        relevantDate="2026-06-12T19:00+02:00", expirationDate="2026-06-13T02:00+02:00",
+        relevantDate="2037-06-12T19:00+02:00", expirationDate="2037-06-13T02:00+02:00",
         barcodes=[{"format": "PKBarcodeFormatQR", "message": "EVT-2026-0001|SEAT", "messageEncoding": "iso-8859-1",
                    "altText": "EVT-2026-0001"}],
         backgroundColor="rgb(60, 65, 76)", foregroundColor="rgb(255, 255, 255)", labelColor="rgb(200, 200, 200)",
@@ -238,13 +243,13 @@ def boarding():
             "primaryFields": [{"key": "origin", "label": "Frankfurt", "value": "FRA"},
                               {"key": "destination", "label": "Lisbon", "value": "LIS"}],
             "secondaryFields": [{"key": "passenger", "label": "PASSENGER", "value": "Ada Lovelace"}],
-            "auxiliaryFields": [{"key": "boarding", "label": "BOARDING", "value": "2026-07-01T09:20+02:00",
+            "auxiliaryFields": [{"key": "boarding", "label": "BOARDING", "value": "2037-07-01T09:20+02:00",
                                  "timeStyle": "PKDateStyleShort", "row": 0},
                                 {"key": "seat", "label": "SEAT", "value": "12A", "row": 1}],
             "backFields": [{"key": "baggage", "label": "BAGGAGE", "value": "1 x 23 kg"}],
         },
-        relevantDates=[{"startDate": "2026-07-01T07:00+02:00", "endDate": "2026-07-01T12:00+02:00"}],
-        expirationDate="2026-07-02T00:00+02:00",
+        relevantDates=[{"startDate": "2037-07-01T07:00+02:00", "endDate": "2037-07-01T12:00+02:00"}],
+        expirationDate="2037-07-02T00:00+02:00",
         barcodes=[{"format": "PKBarcodeFormatPDF417", "message": "M1LOVELACE/ADA       EPC1234 FRALISPC 1234 182Y012A0001 100",
                    "messageEncoding": "iso-8859-1"},
                   {"format": "PKBarcodeFormatQR", "message": "M1LOVELACE/ADA EPC1234", "messageEncoding": "utf-8"}],
@@ -253,16 +258,16 @@ def boarding():
         semantics={"airlineCode": "PC", "flightNumber": 1234, "departureAirportCode": "FRA",
                    "destinationAirportCode": "LIS"})
 
-def coupon():
+def coupon(expires="2026-05-31T23:59+02:00"):
     return pass_json(
         "pass.org.passconduit.coupon", "CPN-SPRING-42", "Passconduit Bakery", "20% off one cake",
         "coupon", {
             "primaryFields": [{"key": "offer", "label": "Any cake", "value": "20% off"}],
-            "auxiliaryFields": [{"key": "expires", "label": "EXPIRES", "value": "2026-05-31T23:59+02:00",
+            "auxiliaryFields": [{"key": "expires", "label": "EXPIRES", "value": expires,
                                  "dateStyle": "PKDateStyleShort", "isRelative": True}],
             "backFields": [{"key": "fine", "label": "Fine print", "value": "One coupon per visit."}],
         },
-        expirationDate="2026-05-31T23:59+02:00", voided=True,
+        expirationDate=expires, voided=True,
         barcodes=[{"format": "PKBarcodeFormatCode128", "message": "SPRING42", "messageEncoding": "iso-8859-1",
                    "altText": "SPRING42"}],
         backgroundColor="#b45309", foregroundColor="#ffffff")
@@ -447,7 +452,8 @@ build("expired-after-signing.pkpass",
       shows="signed 2025-03-01 with a certificate that expired 2025-06-30: valid, with a note")
 build("generic-keyid.pkpass", with_icons(generic(serial="GEN-KEYID"), 13), "generic", "valid",
       sign_extra=("-keyid",), shows="signer identified by subject key identifier (CMS v3)")
-build("coupon-embedded.pkpass", with_icons(dict(coupon(), serialNumber="CPN-EMBEDDED", voided=False), 14), "coupon",
+# Not voided, so current: it expires on 31 May 2037.
+build("coupon-embedded.pkpass", with_icons(dict(coupon(expires="2037-05-31T23:59+02:00"), serialNumber="CPN-EMBEDDED", voided=False), 14), "coupon",
       "valid", sign_extra=("-nodetach",), shows="manifest embedded in the signature (eContent), equal to manifest.json")
 build("store-card-leaf-only.pkpass", with_icons(dict(storecard(), serialNumber="CARD-LEAF-ONLY"), 15), "storecard",
       "valid", chain=False, shows="signature carries only the leaf; the intermediate comes from the trust store")

@@ -49,13 +49,30 @@ package final class MilterServer: Sendable {
 
     package var settings: MilterSettings { state.withLockedValue { $0.settings } }
 
-    /// The daemon's log: `milter.log` in the state folder, or syslog, or none.
+    /// The daemon's log: `milter.log` in the state folder, or syslog, or none. Syslog without a
+    /// daemon on its socket would lose every line in silence: the lines go to standard error
+    /// instead (the journal, under systemd), and the daemon says so there once.
     package static func log(for settings: MilterSettings) -> FilterLog {
         var log = FilterLog(destination: settings.filter.log, environment: settings.environment)
         log.path = FilterEnvironment.stateDirectory(settings.environment).map { $0 + "/milter.log" }
         log.verbose = settings.filter.verbose
+        if settings.filter.log == .syslog, let problem = FilterLog.syslogProblem(environment: settings.environment) {
+            log.syslogToStandardError = true
+            let first = syslogWarned.withLockedValue { warned in
+                defer { warned = true }
+                return !warned
+            }
+            if first {
+                let text = "passconduit milter: --log syslog: \(problem); the log lines go to standard error instead\n"
+                let bytes = Array(text.utf8)
+                _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            }
+        }
         return log
     }
+
+    /// Whether the missing syslog socket was already told on standard error (once per process).
+    private static let syslogWarned = NIOLockedValueBox(false)
 
     /// The settings and the scan workers a message's scan uses, taken together.
     var current: (settings: MilterSettings, workers: ScanWorkerPool) {
@@ -91,6 +108,7 @@ package final class MilterServer: Sendable {
             s.workers = workers
             s.log.destination = settings.filter.log
             s.log.verbose = settings.filter.verbose
+            s.log.syslogToStandardError = Self.log(for: settings).syslogToStandardError
             return old
         }
         old.shutdown()   // its idle workers end now; busy ones when their scan is done and the pool is freed

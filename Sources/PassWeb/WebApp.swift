@@ -658,10 +658,11 @@ package final class WebApp: @unchecked Sendable {
     /// The card of the pass with this SHA-256 for these languages, drawn by `draw` only when it is
     /// not in the cache. A card depends only on the pass's bytes, the reader's languages and whether
     /// the pass has expired yet (its mark), so an entry drawn before `expires` serves until then.
-    /// The cache is consulted only after the pass was found in the visitor's own library.
+    /// The cache is consulted only after the pass was found in the visitor's own library. The
+    /// verdict is drawn into it, so a reload of the trust anchors (SIGHUP) starts a new key.
     func card(sha256: String, languages: [String], expires: Date?, now: Date = Date(),
               draw: () async throws -> Card) async rethrows -> Card {
-        let key = sha256 + "|" + languages.joined(separator: ",")
+        let key = sha256 + "|" + languages.joined(separator: ",") + "|\(config.openers.generation)"
         if let hit = lock.withLock({ cards[key] }), now < hit.validUntil { return hit.card }
         let card = try await draw()
         let validUntil = expires.flatMap { $0 > now ? $0 : nil } ?? .distantFuture

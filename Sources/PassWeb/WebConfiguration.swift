@@ -23,9 +23,11 @@ package struct WebConfiguration: Sendable {
     package var proxyLogoutURL: String?
     /// The conduit's settings: trust, limits, languages, the scanner for uploads.
     package var setup: ConduitSetup
-    /// The pass opener over the trust anchors, loaded once; each request's copy reads the pass
-    /// in the visitor's languages.
-    package var opener: PassOpener
+    /// The pass opener over the trust anchors, loaded at start and again at each SIGHUP
+    /// (`reloadTrust`); each request's copy reads the pass in the visitor's languages.
+    package var opener: PassOpener { openers.current }
+    /// Where `opener` comes from: shared by every copy of this configuration.
+    package let openers: ReloadableOpener
     package var libraries: WebLibraries
     /// The pass's barcode as the card draws it (the Barcodes target, wired by the composition root).
     package var barcode: @Sendable (PassInfo) -> CardBarcode?
@@ -61,7 +63,7 @@ package struct WebConfiguration: Sendable {
     package init(setup: ConduitSetup, opener: PassOpener, libraries: @escaping WebLibraries,
                  barcode: @escaping @Sendable (PassInfo) -> CardBarcode?, state: any WebStateStore) {
         self.setup = setup
-        self.opener = opener
+        self.openers = ReloadableOpener(opener)
         self.libraries = libraries
         self.barcode = barcode
         self.state = state

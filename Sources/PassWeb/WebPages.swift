@@ -169,7 +169,8 @@ struct WebPages {
     /// The list's passes for a search, drawn once for the snapshot and kept until the first
     /// moment the drawing would differ (a pass expires, a date falls behind: `LibraryView.nextChange`).
     func sections(_ snapshot: WebListCache.Snapshot, query q: LibraryView.Query, now: Date = Date()) -> String {
-        let search = [q.text ?? "", q.kind ?? "", q.upcoming ? "u" : "", q.past ? "p" : ""].joined(separator: "\u{0}")
+        let search = [q.text ?? "", q.kind ?? "", q.upcoming ? "u" : "", q.past ? "p" : "",
+                      "\(app.config.openers.generation)"].joined(separator: "\u{0}")
         let user = visitor.session.user
         if let kept = app.lists.drawn(user: user, library: library, tip: snapshot.tip, search: search, now: now) { return kept }
         let passes = snapshot.passes
@@ -249,7 +250,7 @@ struct WebPages {
         // Drawn once for the snapshot of the list it was found in (the pass, its card, its
         // history do not change while the log has not moved), kept until the pass expires (its
         // mark); only the session's parts are added on each request.
-        let key = hash + "|" + languages.joined(separator: ",")
+        let key = hash + "|" + languages.joined(separator: ",") + "|\(app.config.openers.generation)"
         let user = visitor.session.user
         let drawn: WebListCache.DrawnPass
         if let known, let kept = app.lists.drawnPass(user: user, library: library, tip: known.tip, key: key, now: now) {

@@ -32,6 +32,29 @@ package struct NativeLibraryError: Error, Sendable, Equatable, CustomStringConve
     package let detail: String
     package var message: String { "A system library passconduit needs for \(purpose) is missing or unusable: \(detail)." }
     package var description: String { message }
+
+    /// The library's file name (`libzip.so.4`) from a loader's sentence (`cannot load libzip.so.4: …`),
+    /// nil when the sentence names none (a function missing from a library that loaded).
+    package static func soname(inDetail detail: String) -> String? {
+        let prefix = "cannot load "
+        guard detail.hasPrefix(prefix) else { return nil }
+        let rest = detail.dropFirst(prefix.count)
+        let name = rest.prefix { $0 != ":" && $0 != " " }
+        return name.isEmpty ? nil : String(name)
+    }
+
+    /// The Debian package that installs each library passconduit loads on first use (Debian 12),
+    /// so an operator's log says what to install.
+    package static let debianPackages: [String: String] = [
+        "libcrypto.so.3": "libssl3", "libzip.so.4": "libzip4", "libmagic.so.1": "libmagic1",
+        "libsqlite3.so.0": "libsqlite3-0", "libpangocairo-1.0.so.0": "libpangocairo-1.0-0", "libzint.so.2.11": "libzint2.11",
+    ]
+
+    /// `libzip.so.4 (Debian package libzip4)`, or the name alone for a library not in the list.
+    package static func described(soname: String) -> String {
+        guard let package = debianPackages[soname] else { return soname }
+        return "\(soname) (Debian package \(package))"
+    }
 }
 
 extension NativeLibraryError: ProblemReporting {

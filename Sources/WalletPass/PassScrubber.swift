@@ -12,8 +12,10 @@ import Support
 /// locations and beacons, the coordinates of locations (0, 0), every date (relevant dates,
 /// expiry, semantics: 2001-01-01 in the same shape, an expiry still in the future 2099-01-01),
 /// URLs and contact links, the NFC message, every string in `userInfo`, `semantics` (of the pass
-/// and of fields) and `upcomingPassInformation` except a few enumerations. Translations in
-/// `pass.strings` of a replaced value are replaced with it. Kept: the organization name, labels,
+/// and of fields) and `upcomingPassInformation` except a few enumerations. In `pass.strings` only the
+/// translations of what stays (the organization name, labels, change messages) are kept; every
+/// other entry (the translation of a replaced value, or a key no field uses any more, which may
+/// greet the holder by name) gets a placeholder key and value. Kept: the organization name, labels,
 /// change messages, keys, colours, styles, barcode formats, beacon identifiers, images, and each
 /// `pass.strings` file's encoding (UTF-16 stays UTF-16 with its byte-order mark). `pass.json`
 /// gains no key; the manifest is rewritten for the new contents; the zip comment says what was done.
@@ -67,7 +69,7 @@ package struct PassScrubber {
             if name == "pass.json" {
                 out = Array(JSONText.write(.object(object)).utf8)
             } else if name.hasSuffix(".lproj/pass.strings") {
-                out = scrubStrings(content, replaced: replaced)
+                out = scrubStrings(content, replaced: replaced, kept: Self.keptTexts(object))
             }
             digests[name] = Digest.hex(.sha1, out)
             try add(&writer, name, out)
@@ -147,13 +149,17 @@ package struct PassScrubber {
         if let code = o["barcode"] { o["barcode"] = barcode(code, replaced: &replaced) }
         for kind in PassKind.allCases {
             guard case .object(var style)? = o[kind.rawValue] else { continue }
-            for group in PassFieldGroup.allCases.map(\.key) {
+            for group in Self.styleGroups {
                 guard case .array(let fields)? = style[group] else { continue }
                 style[group] = .array(fields.map { field($0, replaced: &replaced) })
             }
             o[kind.rawValue] = .object(style)
         }
     }
+
+    /// Every field group a style dictionary may hold: the classic six and iOS 27's `footerFields`
+    /// (a poster generic pass's member name sits there).
+    static let styleGroups = PassFieldGroup.allCases.map(\.key) + ["footerFields"]
 
     private mutating func field(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
         guard case .object(var f) = value else { return value }
@@ -333,18 +339,42 @@ package struct PassScrubber {
 
     // MARK: - pass.strings
 
-    /// Entries translating a replaced value get the replacement as key and a scrambled value;
-    /// the rest (labels, organization) stay. Written back in the file's own encoding (UTF-16 with
-    /// its byte-order mark stays so: a bug in reading it must survive into the report).
-    private mutating func scrubStrings(_ bytes: [UInt8], replaced: [String: String]) -> [UInt8] {
+    /// The texts of the scrubbed `pass.json` that stay as the issuer wrote them and that a
+    /// `pass.strings` file may translate: the organization name and each field's label and change
+    /// message. Nothing else of a pass is both kept and localized.
+    static func keptTexts(_ object: [String: JSONValue]) -> Set<String> {
+        var kept: Set<String> = []
+        if let name = object["organizationName"]?.string { kept.insert(name) }
+        for kind in PassKind.allCases {
+            guard case .object(let style)? = object[kind.rawValue] else { continue }
+            for group in Self.styleGroups {
+                guard case .array(let fields)? = style[group] else { continue }
+                for case .object(let f) in fields {
+                    for key in ["label", "changeMessage"] { if let text = f[key]?.string { kept.insert(text) } }
+                }
+            }
+        }
+        return kept
+    }
+
+    /// Entries translating a kept text (a label, the organization name, a change message) stay.
+    /// Every other entry is replaced: one translating a replaced value gets the replacement as key
+    /// and a scrambled value; one whose key nothing in `pass.json` uses (issuers leave such keys
+    /// behind: `"GREETING" = "Hallo Ada";`) gets a scrambled key and value, since either may name
+    /// the holder. Comments are dropped. Written back in the file's own encoding (UTF-16 with its
+    /// byte-order mark stays so: a bug in reading it must survive into the report).
+    private mutating func scrubStrings(_ bytes: [UInt8], replaced: [String: String], kept: Set<String>) -> [UInt8] {
         let file = StringsFile.parse(bytes)
         var lines: [String] = ["/* Scrubbed by passconduit: translations of replaced values are placeholders. */"]
         for key in file.entries.keys.sorted() {
             let value = file.entries[key] ?? ""
+            if kept.contains(key) {
+                lines.append("\(Self.quoted(key)) = \(Self.quoted(value));")
+            }
             if let newKey = replaced[key] {
                 lines.append("\(Self.quoted(newKey)) = \(Self.quoted(scramble(value)));")
-            } else {
-                lines.append("\(Self.quoted(key)) = \(Self.quoted(value));")
+            } else if !kept.contains(key) {
+                lines.append("\(Self.quoted(scramble(key))) = \(Self.quoted(scramble(value)));")
             }
         }
         return StringsEncoding(of: bytes).encode(lines.joined(separator: "\n") + "\n")

@@ -8,7 +8,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Whose library on a PostgreSQL server that keeps many users' libraries (default: the login name).", valueName: "name"))
     var user: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/passconduit/config.toml).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/passconduit/config.toml, else /etc/passconduit/config.toml).", valueName: "path"))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("A folder of extra trust anchors (PEM or DER); repeatable.", valueName: "dir"))

@@ -9,7 +9,7 @@ struct LibraryMapOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Each mailbox's library: a path with %{local} and %{domain}, or a postgresql:// server (mailbox = user). Default: library-map under [milter] in the config file.", valueName: "template"))
     var libraryMap: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/passconduit/config.toml).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/passconduit/config.toml, else /etc/passconduit/config.toml).", valueName: "path"))
     var config: String?
 
     /// The map given, else the config file's; a usage error when there is none.

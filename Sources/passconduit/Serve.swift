@@ -56,6 +56,16 @@ struct Serve: ParsableCommand {
         under /api/v1/ (Authorization: Bearer TOKEN; the passes as "list --json" and "show --json" \
         write them).
 
+        Each of these flags may be set instead in the [serve] section of the configuration file \
+        (listen, auth, trusted-proxy, library-map, public-url, tls-cert, tls-key, state); a flag wins over its \
+        setting. Without --config the file is \
+        $XDG_CONFIG_HOME/passconduit/config.toml, else /etc/passconduit/config.toml.
+
+        SIGHUP re-reads the configuration file and reloads the trust anchors (--trust and its \
+        [trust] directories); a file with a mistake keeps the old ones, and the other settings \
+        are read at start. On a terminal SIGHUP (the terminal closing) stops it, as SIGTERM and \
+        SIGINT do.
+
         One line per request goes to standard output: method, route, status, time, client address; \
         and a line for each refused or throttled sign-in ("sign-in throttled: account=… client=… \
         reason=…") and each mail server that cannot be reached.
@@ -70,7 +80,7 @@ struct Serve: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Option(name: .long, help: ArgumentHelp("Where to listen: HOST:PORT, [IPv6]:PORT or unix:PATH (default 127.0.0.1:8080; port 0: any free port).", valueName: "address"))
-    var listen: String = "127.0.0.1:8080"
+    var listen: String?
 
     @Option(name: .long, help: ArgumentHelp("How people sign in: header:NAME, imap://HOST[:PORT] or imaps://HOST[:PORT] (default: a one-time link, this machine only).", valueName: "mode"))
     var auth: String?
@@ -121,16 +131,17 @@ struct Serve: ParsableCommand {
     func run() throws {
         try Self.exiting {
             let context = try Context(global)
+            let settings = ServeOptions(self, config: context.config.serve)
             var web: WebConfiguration
             let listenAddress: ListenAddress
             let signIn: SignIn
             let publicOrigin: PublicOrigin?
             let proxies: [AddressRange]
             do {
-                listenAddress = try ListenAddress.parse(listen)
-                signIn = try signInMode()
-                publicOrigin = try publicURL.map { text throws(WebSetupError) in try PublicOrigin.parse(text) }
-                proxies = try trustedProxy.filter { $0 != "unix" }.map { text throws(WebSetupError) in try AddressRange.parse(text) }
+                listenAddress = try ListenAddress.parse(settings.listen)
+                signIn = try settings.signInMode()
+                publicOrigin = try settings.publicURL.map { text throws(WebSetupError) in try PublicOrigin.parse(text) }
+                proxies = try settings.trustedProxy.filter { $0 != "unix" }.map { text throws(WebSetupError) in try AddressRange.parse(text) }
                 if let proxyLogoutURL {
                     guard case .header = signIn else { throw WebSetupError("--proxy-logout-url goes with --auth header:NAME") }
                     let lower = proxyLogoutURL.lowercased()
@@ -139,11 +150,13 @@ struct Serve: ParsableCommand {
                         throw WebSetupError("--proxy-logout-url takes an https://… address or a /path on this site, not “\(proxyLogoutURL)”")
                     }
                 }
-                if (tlsCert == nil) != (tlsKey == nil) { throw WebSetupError("--tls-cert and --tls-key go together") }
+                if (settings.tlsCert == nil) != (settings.tlsKey == nil) { throw WebSetupError("--tls-cert and --tls-key go together") }
             } catch let error as WebSetupError {
                 throw CLIError(error.description, status: .usage)
             }
-            let libraries = try librariesFor(signIn: signIn, context: context)
+            let libraries = try settings.librariesFor(signIn: signIn, context: context)
+            let state = settings.state
+            let libraryMap = settings.libraryMap
             let statePath = state ?? Self.defaultStatePath(libraryPath: context.libraryPath, environment: context.environment)
             // Where the library lives: the PostgreSQL database of a server library (or library map),
             // else the SQLite file beside the library (or --state).
@@ -168,11 +181,13 @@ struct Serve: ParsableCommand {
             web.publicURL = publicOrigin
             web.trustedProxies = proxies
             web.proxyLogoutURL = proxyLogoutURL
-            web.socketProxyTrusted = trustedProxy.contains("unix")
-            if let tlsCert, let tlsKey { web.tls = (tlsCert, tlsKey) }
+            web.socketProxyTrusted = settings.trustedProxy.contains("unix")
+            if let tlsCert = settings.tlsCert, let tlsKey = settings.tlsKey { web.tls = (tlsCert, tlsKey) }
             do { try web.validate() } catch { throw CLIError("\(error)", status: .usage) }
 
             let config = web
+            let hangups = Self.reloadOnHangup(config: config, global: global)
+            defer { hangups?.cancel() }
             let outcome = Outcome()
             let done = DispatchSemaphore(value: 0)
             Task.detached {
@@ -206,63 +221,30 @@ struct Serve: ParsableCommand {
         func get() -> CLIError? { lock.withLock { error } }
     }
 
-    func signInMode() throws -> SignIn {
-        guard let auth else {
-            if !trustedProxy.isEmpty { throw WebSetupError("--trusted-proxy goes with --auth (a desktop wallet has no proxy in front)") }
-            return .desktop
-        }
-        switch try SignInOption.parse(auth) {
-        case .header(let name):
-            let ranges = try trustedProxy.filter { $0 != "unix" }.map { text throws(WebSetupError) in try AddressRange.parse(text) }
-            return .header(name: name, trusted: ranges)
-        case .mailbox(let server):
+    /// SIGHUP (a unit's reload, a logrotate) re-reads the configuration and the trust anchors and
+    /// keeps serving; before, it ended the server (status 129) and left its socket. One line on
+    /// standard output says what happened.
+    /// On a terminal SIGHUP means the terminal went away, and serve stops as any program does
+    /// (nil: nothing installed); an orphaned wallet would go on serving nobody.
+    static func reloadOnHangup(config: WebConfiguration, global: GlobalOptions) -> (any DispatchSourceSignal)? {
+        if isatty(STDIN_FILENO) == 1 || isatty(STDOUT_FILENO) == 1 { return nil }
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "passconduit.serve.hangup"))
+        source.setEventHandler {
             do {
-                return .password(server: server, checker: try Self.mailboxChecker(auth))
+                let fresh = try Context(global)
+                let opener = try fresh.opener()
+                config.openers.replace(with: opener)
+                let folders = fresh.setup.trustDirectories
+                config.log("reloaded the trust anchors (\(fresh.config.file ?? "no configuration file"); trust \(folders.isEmpty ? "-" : folders.joined(separator: ", ")))")
+            } catch let error as CLIError {
+                config.log("reload failed, keeping the old trust anchors: \(error.message)")
             } catch {
-                throw WebSetupError("--auth \(auth): \(error)")
+                config.log("reload failed, keeping the old trust anchors: \(error)")
             }
         }
-    }
-
-    /// Desktop: the user's own library, always. With --auth: the library map, or the PostgreSQL
-    /// library's users; a file library shared by every address would let each see the others'.
-    /// Either way a library is kept open between requests only while it is the one at its
-    /// location (`KeptLibraries`): after `library drop` and `library create` the new one is served.
-    func librariesFor(signIn: SignIn, context: Context) throws -> WebLibraries {
-        if signIn.isDesktop {
-            if libraryMap != nil { throw CLIError("--library-map needs --auth: without it the wallet shows your own library", status: .usage) }
-            let first = try context.library()
-            let own = LibraryMap.Target(context.libraryPath, user: first.options.user)
-            let options = first.options
-            let kept = KeptLibraries { target in try await LibraryRoot.open(target.location, options: options) }
-            kept.keep(first, for: own)
-            return { _ in try await kept.library(own) }
-        }
-        let rule: LibraryMap.Rule
-        if let libraryMap {
-            guard libraryMap.contains("%{local}") || LibraryMap.isServer(libraryMap) else {
-                throw CLIError("--library-map: “\(libraryMap)” names one library for everybody; use %{local} and %{domain} (or postgresql://…)", status: .usage)
-            }
-            rule = .template(libraryMap)
-        } else if LibraryRoot.isServer(context.libraryPath) {
-            rule = .template(context.libraryPath)
-        } else {
-            throw CLIError("serve --auth needs one library per address: --library-map TEMPLATE (e.g. '/var/lib/passconduit/%{local}@%{domain}/library.sqlite') or a PostgreSQL --library", status: .usage)
-        }
-        let map = LibraryMap(rule: rule)
-        let kept = KeptLibraries { target in
-            var options = LibraryOptions()
-            options.user = target.user
-            do {
-                return try await LibraryRoot.open(target.location, options: options, create: false)
-            } catch let error as LibraryError where error.kind == .notFound {
-                return nil
-            }
-        }
-        return { user in
-            guard let target = map.libraries(for: [user]).first else { return nil }
-            return try await kept.library(target)
-        }
+        source.resume()
+        return source
     }
 
     /// Beside a file library; for a library on a server, in the state folder.

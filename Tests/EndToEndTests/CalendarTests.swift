@@ -40,8 +40,8 @@ final class CalendarTests: XCTestCase {
                        "khal lists every event the calendar has")
     }
 
-    /// The event-ticket sample: its relevantDate (2026-06-12T19:00:00+02:00 in make-passes.sh)
-    /// is 19:00 at UTC+2 in icalendar and 17:00 UTC in khal.
+    /// A concert shaped like the event-ticket sample, with a relevantDate of its own
+    /// (2026-06-12T19:00:00+02:00): 19:00 at UTC+2 in icalendar and 17:00 UTC in khal.
     func testEventTicketKeepsItsOffsetAndShowsTheSameInstantInKhal() throws {
         let sandbox = try Sandbox()
         let forged = sandbox.dir.appendingPathComponent("concert.pkpass")

@@ -17,11 +17,26 @@ final class DebianPackageTests: XCTestCase {
         try? FileManager.default.removeItem(at: scratch)
     }
 
+    /// Packages built in this run, by version: each test only reads them, and compressing the
+    /// debug binary takes about a minute, so the class builds each version once.
+    nonisolated(unsafe) private static var built: [String: String] = [:]
+    private static let shared = FileManager.default.temporaryDirectory.appendingPathComponent("pc-deb-shared-\(getpid())")
+    override class func tearDown() {
+        try? FileManager.default.removeItem(at: shared)
+        super.tearDown()
+    }
+
     func build(version: String? = nil) throws -> String {
+        let key = version ?? "default"
+        if let deb = Self.built[key], FileManager.default.fileExists(atPath: deb) { return deb }
+        let out = Self.shared.appendingPathComponent(key)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let run = try MilterKit.run(Run.root.appendingPathComponent("script/build-deb").path,
-                                    ["--binary", Binary.url.path, "--out", scratch.path] + (version.map { ["--version", $0] } ?? []))
+                                    ["--binary", Binary.url.path, "--out", out.path] + (version.map { ["--version", $0] } ?? []))
         XCTAssertEqual(run.status, 0, run.output)
-        return try XCTUnwrap(run.output.split(separator: "\n").last.map(String.init), run.output)
+        let deb = try XCTUnwrap(run.output.split(separator: "\n").last.map(String.init), run.output)
+        Self.built[key] = deb
+        return deb
     }
 
     func testThePackageHoldsWhatAMailHostNeedsAndLintianFindsNoError() throws {

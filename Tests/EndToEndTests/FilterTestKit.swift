@@ -36,6 +36,8 @@ enum FilterRun {
                    "XDG_STATE_HOME": home.appendingPathComponent("state").path,
                    "XDG_DATA_HOME": home.appendingPathComponent("data").path,
                    "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+                   // The machine's /etc/passconduit/config.toml is never read by a test.
+                   "PASSCONDUIT_SYSTEM_CONFIG": home.appendingPathComponent("etc/passconduit/config.toml").path,
                    "SWIFT_BACKTRACE": "enable=no"]
         for (k, v) in extra { env[k] = v }
         return env

@@ -46,11 +46,14 @@ enum HandOn {
     """#
 
     static let forgeFunction = #"""
-    import hashlib, json, os, subprocess, sys, tempfile, zipfile
+    import base64, hashlib, json, os, subprocess, sys, tempfile, zipfile
     def forge(src, out, ca, edits, removals, signer):
       with zipfile.ZipFile(src) as z:
           files = {n: z.read(n) for n in z.namelist() if n not in ("manifest.json", "signature")}
       pj = json.loads(files["pass.json"])
+      edits = dict(edits)
+      for n, b in edits.pop("__files__", {}).items():
+          files[n] = base64.b64decode(b)
       for k in removals:
           pj.pop(k, None)
       pj.update(edits)
@@ -70,7 +73,8 @@ enum HandOn {
           z.writestr("signature", sig)
     """#
 
-    /// A copy of Samples/passes/`base` with pass.json keys removed and set, signed now by the
+    /// A copy of Samples/passes/`base` with pass.json keys removed and set (the key `__files__`,
+    /// a dictionary of name to base64 bytes, adds or replaces files of the pass), signed now by the
     /// sample CA's `signer` (whose certificate names the base pass's type), written to `path`.
     static func forge(_ base: String = "event-ticket.pkpass", signer: String = "event", set edits: [String: Any],
                       remove: [String] = [], to path: URL) throws {

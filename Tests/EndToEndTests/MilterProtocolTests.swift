@@ -295,6 +295,37 @@ final class MilterProtocolTests: XCTestCase {
         XCTAssertEqual(milter.messageLines.count, 1)
     }
 
+    /// Issue 38 item 6 (operator trial D4): with an SMTP session between RCPT and DATA, SIGTERM
+    /// made the milter stop at once; Postfix applied milter_default_action = accept and delivered
+    /// the forged `X-Passconduit: 9 passes (9 new)`. A session that has begun its message (the
+    /// envelope sent, as Postfix sends it: macros and RCPT) is answered within the grace, its
+    /// forged fields removed, even when the rest of the message comes seconds after the stop.
+    func testSIGTERMBetweenRecipientAndDataStillAnswersTheMessageAndRemovesForgedFields() throws {
+        let c = try RawMilterClient(port: milter.port)
+        try c.negotiate()
+        // Postfix: the MAIL FROM macros (MAIL itself is skipped), then the recipient's macros and RCPT.
+        try c.send(RawMilterClient.packet("D", Array("M".utf8) + Array("{mail_addr}".utf8) + [0] + Array("tickets@example.org".utf8) + [0]))
+        try c.send(RawMilterClient.packet("D", Array("R".utf8) + Array("{rcpt_addr}".utf8) + [0] + Array("alice@example.org".utf8) + [0]))
+        try c.send(RawMilterClient.packet("R", Array("<alice@example.org>".utf8) + [0]))
+        usleep(200_000)
+        kill(milter.process.processIdentifier, SIGTERM)
+        XCTAssertTrue(MilterKit.waitUntil(5) { self.milter.logLines.contains { $0.contains("stopping: 1 open session(s)") } },
+                      milter.logLines.joined(separator: "\n"))
+        // The SMTP client is slow to send DATA (a second; this daemon's session timeout is 2 s,
+        // which ends any silent session): before the fix the milter had stopped by then.
+        sleep(1)
+        XCTAssertTrue(milter.process.isRunning, "the milter stopped with a message begun: " + milter.logLines.joined(separator: "\n"))
+        let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))],
+                                         extraHeaders: ["X-Passconduit: 9 passes (9 new)"])
+        try RawMilterClient.sendMessage(c, message)
+        let answer = c.readAnswer()
+        XCTAssertEqual(answer.last, "c", "\(answer)")
+        XCTAssertTrue(answer.contains { $0.hasPrefix("m X-Passconduit #1") }, "the forged field is removed: \(answer)")
+        XCTAssertTrue(c.waitForClose(seconds: 5), "then the session ends")
+        milter.process.waitUntilExit()
+        XCTAssertEqual(milter.process.terminationStatus, 0)
+    }
+
     func testSIGHUPReloadsTheConfigurationFile() throws {
         milter.stop()
         let config = home.appendingPathComponent("config.toml")
@@ -321,6 +352,32 @@ final class MilterProtocolTests: XCTestCase {
         kill(milter.process.processIdentifier, SIGHUP)
         XCTAssertTrue(MilterKit.waitUntil(10) { self.milter.logLines.contains { $0.contains("reload failed") } })
         XCTAssertTrue(milter.process.isRunning)
+    }
+
+    /// Issue 38 item 8 (operator trial D7/D8): `--log syslog` on a machine where no syslog daemon
+    /// listens dropped every line in silence (glibc's syslog(3) does). The milter says so on
+    /// standard error once and writes its lines there instead; a reload does not say it again.
+    func testLogSyslogWithoutASyslogDaemonSaysSoOnceAndWritesToStandardError() throws {
+        milter.stop()
+        try? FileManager.default.removeItem(at: home.appendingPathComponent("milter.out"))
+        try? FileManager.default.removeItem(at: milter.logURL)
+        milter = try MilterProcess(home: home, arguments: ["--log", "syslog"],
+                                   environment: ["PASSCONDUIT_SYSLOG_SOCKET": home.appendingPathComponent("no-syslog-here").path])
+        let c = try RawMilterClient(port: milter.port)
+        try c.negotiate()
+        try c.send(RawMilterClient.packet("R", Array("<alice@example.org>".utf8) + [0]))
+        try RawMilterClient.sendMessage(c, Array("Subject: hello\r\n\r\njust text\r\n".utf8))
+        XCTAssertEqual(c.readAnswer().last, "c")
+        kill(milter.process.processIdentifier, SIGHUP)
+        let out = home.appendingPathComponent("milter.out")
+        func text() -> String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
+        XCTAssertTrue(MilterKit.waitUntil(10) { text().contains("reloaded settings") }, text())
+        let said = text()
+        XCTAssertEqual(said.components(separatedBy: "--log syslog: no syslog daemon listens on").count - 1, 1, said)
+        XCTAssertTrue(said.contains("the log lines go to standard error instead"), said)
+        XCTAssertTrue(said.contains("listening on inet:"), said)
+        XCTAssertTrue(said.contains(" result=unchanged "), said)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: milter.logURL.path), "no log file with --log syslog")
     }
 
     /// A scan that crashes or hangs costs its worker process, never the daemon or the message:
@@ -417,6 +474,28 @@ final class RawMilterClient {
     func negotiate() throws {
         try send(Self.optionNegotiation)
         guard try readReply() == UInt8(ascii: "O") else { throw NSError(domain: "RawMilterClient.negotiate", code: 1) }
+    }
+
+    /// A whole message after the envelope: its header fields (unfolded) one packet each, the end
+    /// of headers, the body in chunks, the end of message. The answer is left to read.
+    static func sendMessage(_ c: RawMilterClient, _ message: [UInt8]) throws {
+        let text = String(decoding: message, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        let parts = text.components(separatedBy: "\n\n")
+        let head = parts[0].replacingOccurrences(of: "\n ", with: " ").replacingOccurrences(of: "\n\t", with: " ")
+        for line in head.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let value = line[line.index(after: colon)...].drop { $0 == " " }
+            try c.send(packet("L", Array(line[..<colon].utf8) + [0] + Array(value.utf8) + [0]))
+        }
+        try c.send(packet("N", []))
+        let body = Array(parts.dropFirst().joined(separator: "\n\n").replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        var offset = 0
+        while offset < body.count {
+            let end = min(offset + 60_000, body.count)
+            try c.send(packet("B", Array(body[offset..<end])))
+            offset = end
+        }
+        try c.send(packet("E", []))
     }
 
     /// The next reply's command byte (its payload is read and dropped).

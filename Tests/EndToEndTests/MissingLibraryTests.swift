@@ -118,4 +118,49 @@ final class MissingLibraryTests: XCTestCase {
         XCTAssertEqual(milter.status, 69, said)
         XCTAssertTrue(said.contains("cannot load libmagic.so.1") && said.contains("cannot load libsqlite3.so.0"), said)
     }
+
+    /// Issue 38 item 2: without libzip the filter delivered the message with `1 pass (1 invalid)` /
+    /// `invalid; unknown; error=library-missing` — a good pass called bad — and its log did not
+    /// say which library. The pass was never checked: it says so, and the log names the library
+    /// and the Debian package to install.
+    func testThePipeFilterSaysAPassItCouldNotOpenWasNotCheckedAndNamesTheLibrary() throws {
+        let folder = try libraries(without: ["libzip.so.4"])
+        let home = FilterRun.directory("home")
+        let message = FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))])
+        let result = try FilterRun.filter(message, arguments: ["--trust", Run.sample("ca/trust")],
+                                          environment: FilterRun.environment(home, extra: ["PASSCONDUIT_LAZY_LIBRARY_DIR": folder]))
+        XCTAssertFalse(result.signaled)
+        XCTAssertEqual(result.status, 0)
+        let out = String(decoding: result.stdout, as: UTF8.self)
+        XCTAssertTrue(out.hasPrefix("X-Passconduit: 1 pass (1 not checked)\nX-Passconduit-Pass: unchecked; unknown; error=library-missing\n"), out)
+        XCTAssertFalse(out.contains("invalid"), out)
+        let log = try String(contentsOf: home.appendingPathComponent("state/passconduit/filter.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains(#"passes="1 pass (1 not checked)""#), log)
+        XCTAssertTrue(log.contains(#"library-missing="libzip.so.4 (Debian package libzip4)""#), log)
+    }
+
+    /// The same for the milter, through its protocol: the header it inserts says `unchecked`, and
+    /// its log names the library.
+    func testTheMilterSaysAPassItCouldNotOpenWasNotCheckedAndNamesTheLibrary() throws {
+        let folder = try libraries(without: ["libzip.so.4"])
+        let home = FilterRun.directory("milter-nozip")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let milter = try MilterProcess(home: home, arguments: ["--library", home.appendingPathComponent("library.sqlite").path],
+                                       environment: ["PASSCONDUIT_LAZY_LIBRARY_DIR": folder])
+        defer { milter.stop() }
+        let c = try RawMilterClient(port: milter.port)
+        try c.negotiate()
+        try c.send(RawMilterClient.packet("M", Array("<tickets@example.org>".utf8) + [0]))
+        XCTAssertEqual(try c.readReply(), UInt8(ascii: "c"), "MAIL is answered (RCPT is not, as negotiated)")
+        try c.send(RawMilterClient.packet("R", Array("<alice@example.org>".utf8) + [0]))
+        try RawMilterClient.sendMessage(c, FilterMail.message(passes: [("ticket.pkpass", try FilterMail.samplePass("event-ticket.pkpass"))]))
+        let answer = c.readAnswer()
+        XCTAssertEqual(answer.last, "c", "\(answer)")
+        XCTAssertTrue(answer.contains { $0.hasPrefix("i X-Passconduit #") && $0.hasSuffix("1 pass (1 not checked)") }, "\(answer) \(milter.logLines.joined(separator: "\n"))")
+        XCTAssertTrue(answer.contains { $0.hasPrefix("i X-Passconduit-Pass #") && $0.hasSuffix("unchecked; unknown; error=library-missing") }, "\(answer)")
+        XCTAssertFalse(answer.joined().contains("invalid"), "\(answer)")
+        XCTAssertTrue(MilterKit.waitUntil(10) { milter.messageLines.count == 1 }, milter.logLines.joined(separator: "\n"))
+        let line = milter.messageLines.first ?? ""
+        XCTAssertTrue(line.contains(#"library-missing="libzip.so.4 (Debian package libzip4)""#), line)
+    }
 }

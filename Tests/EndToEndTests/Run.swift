@@ -41,6 +41,8 @@ final class Sandbox {
             "XDG_DATA_HOME": dir.appendingPathComponent("data").path,
             "XDG_STATE_HOME": dir.appendingPathComponent("state").path,
             "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no", "TZ": "UTC",
+            // The machine's /etc/passconduit/config.toml is never read by a test (SystemConfigTests).
+            "PASSCONDUIT_SYSTEM_CONFIG": dir.appendingPathComponent("etc/passconduit/config.toml").path,
         ]
     }
 

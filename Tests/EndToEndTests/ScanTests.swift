@@ -45,7 +45,7 @@ final class ScanTests: XCTestCase {
         XCTAssertEqual(info["description"] as? String, "Concert ticket for The Linux Philharmonic")
         XCTAssertEqual(info["kind"] as? String, "eventTicket")
         XCTAssertEqual(info["kindName"] as? String, "Event Ticket")
-        XCTAssertEqual(info["relevantDate"] as? String, "2026-06-12T17:00:00Z")
+        XCTAssertEqual(info["relevantDate"] as? String, "2037-06-12T17:00:00Z")
         XCTAssertEqual(info["voided"] as? Bool, false)
         XCTAssertEqual((info["signer"] as? [String: Any])?["signingTime"] as? String, "2026-03-01T10:00:00Z")
         XCTAssertEqual((info["icon"] as? [String: Any])?["file"] as? String, "icon@3x.png")

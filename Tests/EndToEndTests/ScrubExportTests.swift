@@ -91,6 +91,64 @@ final class ScrubExportTests: XCTestCase {
         XCTAssertEqual(labels, ["Titulaire de la carte", "Offre(s) du moment"], "labels stay")
     }
 
+    /// Issue 38 item 1: a `pass.strings` entry no field uses any more (`"GREETING" = "Hallo …";`)
+    /// named the holder in the scrubbed copy. Every translation except a kept label's is replaced,
+    /// in each file's own encoding: UTF-8, UTF-16 LE and UTF-16 BE with their byte-order marks.
+    func testStringsEntriesNoFieldUsesLoseTheNameInEveryEncoding() throws {
+        let sandbox = try Sandbox()
+        let original = sandbox.dir.appendingPathComponent("greeting.pkpass")
+        func strings(_ text: String, _ encoding: String.Encoding, bom: [UInt8]) -> String {
+            (Data(bom) + text.data(using: encoding)!).base64EncodedString()
+        }
+        let de = #""NAME_LABEL" = "Inhaber";"# + "\n" + #""HOLDER" = "Ada Lovelace";"# + "\n"
+            + #"/* left over from last year */ "GREETING" = "Hallo Ada Lovelace, willkommen";"# + "\n"
+        let fr = #""NAME_LABEL" = "Titulaire"; "GREETING" = "Bonjour Ada Lovelace";"# + "\n"
+        let es = #""NAME_LABEL" = "Titular"; "Ada Lovelace" = "Hola Ada Lovelace";"# + "\n"
+        try HandOn.forge(set: [
+            "serialNumber": "SCRUB-STRINGS-1",
+            "eventTicket": ["primaryFields": [["key": "name", "label": "NAME_LABEL", "value": "HOLDER"]]],
+            "__files__": ["de.lproj/pass.strings": strings(de, .utf8, bom: []),
+                          "fr.lproj/pass.strings": strings(fr, .utf16LittleEndian, bom: [0xFF, 0xFE]),
+                          "es.lproj/pass.strings": strings(es, .utf16BigEndian, bom: [0xFE, 0xFF])],
+        ], to: original)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", original.path]).status, 0)
+        let scrubbed = sandbox.dir.appendingPathComponent("for-report.pkpass")
+        let r = try sandbox.run("export", ["pass.org.passconduit.event/SCRUB-STRINGS-1", "--scrub", "-o", scrubbed.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+
+        // Python reads each file in its own encoding (by its mark), not through our parser.
+        let read = #"""
+        import json, sys, zipfile
+        z = zipfile.ZipFile(sys.argv[1])
+        out = {}
+        for n in z.namelist():
+            if n.endswith(".lproj/pass.strings"):
+                b = z.read(n)
+                enc = "utf-16-le" if b[:2] == b"\xff\xfe" else "utf-16-be" if b[:2] == b"\xfe\xff" else "utf-8"
+                out[n] = {"encoding": enc, "text": (b[2:] if enc != "utf-8" else b).decode(enc)}
+        print(json.dumps(out))
+        """#
+        let out = try HandOn.run("/usr/bin/python3", ["-c", read, scrubbed.path])
+        XCTAssertEqual(out.status, 0, out.stderr)
+        let files = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: [String: String]])
+        XCTAssertEqual(files["de.lproj/pass.strings"]?["encoding"], "utf-8")
+        XCTAssertEqual(files["fr.lproj/pass.strings"]?["encoding"], "utf-16-le")
+        XCTAssertEqual(files["es.lproj/pass.strings"]?["encoding"], "utf-16-be")
+        for (name, file) in files {
+            let text = file["text"] ?? ""
+            for secret in ["Ada", "Lovelace", "Hallo", "Bonjour", "Hola", "willkommen", "GREETING", "left over"] {
+                XCTAssertFalse(text.contains(secret), "\(name) keeps \(secret): \(text)")
+            }
+            XCTAssertTrue(text.contains(#""NAME_LABEL" = "#), "\(name) keeps the label's translation: \(text)")
+        }
+        XCTAssertTrue(files["de.lproj/pass.strings"]?["text"]?.contains(#""NAME_LABEL" = "Inhaber";"#) ?? false)
+        XCTAssertTrue(files["fr.lproj/pass.strings"]?["text"]?.contains(#""NAME_LABEL" = "Titulaire";"#) ?? false)
+        XCTAssertTrue(files["es.lproj/pass.strings"]?["text"]?.contains(#""NAME_LABEL" = "Titular";"#) ?? false)
+        // The copy still reads: three entries in German (the label, the replaced value, the leftover).
+        let show = try sandbox.run("scan", ["--json", "--lang", "de", scrubbed.path])
+        XCTAssertEqual((show.objects.first?["error"] as? [String: Any])?["code"] as? String, "missing-signature", show.stdout)
+    }
+
     func testScrubNamesExactlyOnePass() throws {
         let sandbox = try Sandbox()
         XCTAssertEqual(try sandbox.run("export", ["--all", "--scrub"]).status, 64)

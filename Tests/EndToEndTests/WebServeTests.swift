@@ -14,11 +14,12 @@ final class WebServeTests: XCTestCase {
         var base = ""
         var signIn = ""
 
-        init(_ sandbox: Sandbox, _ arguments: [String], common: Bool = true) throws {
+        /// `trust: false`: not even the test CA (its anchors come from a configuration file).
+        init(_ sandbox: Sandbox, _ arguments: [String], common: Bool = true, trust: Bool = true) throws {
             output = sandbox.dir.appendingPathComponent("serve-\(UUID().uuidString).out")
             FileManager.default.createFile(atPath: output.path, contents: nil)
             process.executableURL = Binary.url
-            process.arguments = ["serve"] + (common ? sandbox.common : ["--trust", Run.sample("ca/trust")]) + arguments
+            process.arguments = ["serve"] + (common ? sandbox.common : trust ? ["--trust", Run.sample("ca/trust")] : []) + arguments
             process.environment = sandbox.environment
             let handle = try FileHandle(forWritingTo: output)
             process.standardOutput = handle
@@ -112,6 +113,43 @@ final class WebServeTests: XCTestCase {
     }
 
     // MARK: Desktop
+
+    /// Issue 38 item 8 (operator trial D8): SIGHUP ended `serve` (status 129) and left its socket.
+    /// It reloads the trust anchors from the configuration file and keeps serving: a pass shown
+    /// "not verified" before an anchor was added to the file is verified after the HUP.
+    func testSIGHUPReloadsTheTrustAnchorsAndKeepsServing() throws {
+        let sandbox = try Sandbox()
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/event-ticket.pkpass")]).status, 0)
+        let hash = try XCTUnwrap(try sha(sandbox).first)
+        let config = sandbox.dir.appendingPathComponent("config/passconduit/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "[trust]\ndirectories = []\n".write(to: config, atomically: true, encoding: .utf8)
+        let server = try Server(sandbox, ["--library", sandbox.library, "--listen", "127.0.0.1:0"], common: false, trust: false)
+        try server.started()
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        XCTAssertEqual(try curl(server.signIn, jar: jar).status, 303)
+        let before = try curl(server.base + "/passes/" + hash, jar: jar)
+        XCTAssertEqual(before.status, 200)
+        XCTAssertTrue(before.text.contains("NOT VERIFIED"), "no anchor for the test CA yet")
+
+        try "[trust]\ndirectories = [\"\(Run.sample("ca/trust"))\"]\n".write(to: config, atomically: true, encoding: .utf8)
+        kill(server.process.processIdentifier, SIGHUP)
+        XCTAssertTrue(MilterKit.waitUntil(10) { server.text.contains("reloaded the trust anchors") || !server.process.isRunning }, server.text)
+        XCTAssertTrue(server.process.isRunning, "SIGHUP ended serve: \(server.process.isRunning ? "" : "status \(server.process.terminationStatus)") \(server.text)")
+        XCTAssertTrue(server.text.contains(Run.sample("ca/trust")), server.text)
+        let after = try curl(server.base + "/passes/" + hash, jar: jar)
+        XCTAssertEqual(after.status, 200, "the session survives the reload")
+        XCTAssertFalse(after.text.contains("NOT VERIFIED"), "the reloaded anchor verifies the pass")
+
+        // A file with a mistake keeps the anchors that work.
+        try "[trust\n".write(to: config, atomically: true, encoding: .utf8)
+        kill(server.process.processIdentifier, SIGHUP)
+        XCTAssertTrue(MilterKit.waitUntil(10) { server.text.contains("reload failed, keeping the old trust anchors") }, server.text)
+        XCTAssertFalse(try curl(server.base + "/passes/" + hash, jar: jar).text.contains("NOT VERIFIED"))
+        kill(server.process.processIdentifier, SIGTERM)
+        server.process.waitUntilExit()
+        XCTAssertEqual(server.process.terminationStatus, 0, server.text)
+    }
 
     func testDesktopLinkSignsInOnceWithAStrictCookieAndEveryPageCarriesTheSecurityHeaders() throws {
         let sandbox = try Sandbox()
@@ -280,7 +318,10 @@ final class WebServeTests: XCTestCase {
         try Data(try FilterPassForge.pass(edits: ["serialNumber": "LIVE-1",
                                                   "expirationDate": ISO8601DateFormatter().string(from: Date().addingTimeInterval(30 * 86400))])).write(to: live)
         XCTAssertEqual(try sandbox.run("add", ["--yes", live.path]).status, 0)
-        XCTAssertEqual(try sandbox.run("add", ["--yes", Run.sample("passes/event-ticket.pkpass")]).status, 0)
+        let past = sandbox.dir.appendingPathComponent("past.pkpass")
+        try Data(try FilterPassForge.pass(edits: ["serialNumber": "PAST-1", "relevantDate": "2026-06-12T19:00+02:00",
+                                                  "expirationDate": "2026-06-13T02:00+02:00"])).write(to: past)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", past.path]).status, 0)
         let server = try Server(sandbox, ["--listen", "127.0.0.1:0"])
         try server.started()
         for (path, type) in [("/manifest.webmanifest", "application/manifest+json"), ("/sw.js", "application/javascript; charset=utf-8"),
@@ -315,7 +356,7 @@ final class WebServeTests: XCTestCase {
         let event = try XCTUnwrap(hashes.first { $0 != boarding })
         let fetch = object["fetch"] as? [String] ?? []
         XCTAssertTrue(fetch.contains("/") && fetch.contains("/style.css") && fetch.contains("/passes/" + boarding), "\(fetch)")
-        XCTAssertFalse(fetch.contains("/passes/" + event), "the sample event ticket expired (June 2026): not fetched, \(fetch)")
+        XCTAssertFalse(fetch.contains("/passes/" + event), "a pass that expired (June 2026) is not fetched: \(fetch)")
         XCTAssertEqual(Set(object["keep"] as? [String] ?? []), Set(hashes.map { "/passes/" + $0 }), "but kept when saved")
         XCTAssertFalse(list.text.contains(sessionID) || list.text.contains(csrf))
         // Signing out clears the browser's caches and storage.

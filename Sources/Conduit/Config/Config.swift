@@ -24,21 +24,23 @@ package struct Config: Sendable, Equatable {
     /// (`--user`, `--group` win); read at start only.
     package var milterUser: String?
     package var milterGroup: String?
+    /// `[serve]`: the web wallet's settings (`passconduit serve`; its flags win).
+    package var serve: ServeSettings = .init()
 
     package init() {}
 
     /// Largest config file read; a config is a few hundred bytes, a bigger file is a mistake.
     static let maxFileBytes = 1 << 20
 
-    /// Reads the file named by `--config` (it must exist), else the default location (which may
-    /// be absent: then the defaults apply).
+    /// Reads the file named by `--config` (it must exist), else the first that exists of
+    /// `$XDG_CONFIG_HOME/passconduit/config.toml` (or `~/.config/…`) and
+    /// `/etc/passconduit/config.toml`; with neither, the defaults apply.
     package static func load(explicitPath: String?, environment: [String: String]) throws(ConfigError) -> Config {
         let path: String
         if let explicitPath {
             path = explicitPath
         } else {
-            guard let found = ConfigLocation.defaultConfigPath(environment: environment),
-                  FileManager.default.fileExists(atPath: found) else { return Config() }
+            guard let found = ConfigLocation.configPathInUse(environment: environment) else { return Config() }
             path = found
         }
         let data: Data
@@ -64,13 +66,14 @@ package struct Config: Sendable, Equatable {
     /// refused before the section's own parsing, so the list cannot fall behind the code, and
     /// `Config/config.toml` documents each with its default (ConfigTests compares the two).
     package static let keys: [String: [String]] = [
-        "": ["language", "library", "trust", "limits", "filter", "milter"],
+        "": ["language", "library", "trust", "limits", "filter", "milter", "serve"],
         "library": ["path"],
         "trust": ["directories"],
         "limits": ["max-message-bytes", "max-depth", "max-parts", "max-header-bytes", "sniff-bytes", "max-pass-bytes",
                    "max-pass-entries", "max-entry-bytes", "max-unpacked-bytes", "max-compression-ratio", "max-bundle-members"],
         "filter": ["apply-updates", "add-headers", "max-message-bytes", "deadline-seconds", "on-library-error"],
         "milter": ["library-map", "user", "group"],
+        "serve": ["listen", "auth", "trusted-proxy", "library-map", "public-url", "tls-cert", "tls-key", "state"],
     ]
 
     package static func parse(_ text: String, file: String, environment: [String: String]) throws(ConfigError) -> Config {
@@ -167,6 +170,28 @@ package struct Config: Sendable, Equatable {
                         let name = try reader.string(item, [key, sub])
                         config.milterGroup = name.isEmpty ? nil : name
                     default: throw reader.unknown([key, sub])
+                    }
+                }
+            case "serve":
+                for (sub, item) in try reader.table(value, [key]) {
+                    let path = [key, sub]
+                    func text() throws(ConfigError) -> String? {
+                        let s = try reader.string(item, path)
+                        return s.isEmpty ? nil : s
+                    }
+                    func file() throws(ConfigError) -> String? {
+                        try text().map { ConfigLocation.expand($0, relativeTo: folder, environment: environment) }
+                    }
+                    switch sub {
+                    case "listen": config.serve.listen = try text()
+                    case "auth": config.serve.auth = try text()
+                    case "trusted-proxy": config.serve.trustedProxies = try reader.strings(item, path)
+                    case "library-map": config.serve.libraryMap = try text()
+                    case "public-url": config.serve.publicURL = try text()
+                    case "tls-cert": config.serve.tlsCert = try file()
+                    case "tls-key": config.serve.tlsKey = try file()
+                    case "state": config.serve.state = try file()
+                    default: throw reader.unknown(path)
                     }
                 }
             default:

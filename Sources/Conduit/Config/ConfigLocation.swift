@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// Where passconduit looks for its files when nobody says: the XDG base directories, then the
 /// home directory, then the passwd entry. A delivery filter run by Postfix `pipe` has no HOME and
@@ -10,6 +11,26 @@ package enum ConfigLocation {
     /// XDG variables that are not absolute paths are ignored, as the XDG spec says.
     package static func defaultConfigPath(environment: [String: String]) -> String? {
         xdgHome("XDG_CONFIG_HOME", else: ".config", environment: environment).map { $0 + "/passconduit/config.toml" }
+    }
+
+    /// The system-wide configuration, for daemons run by the system (the Debian package's conffile,
+    /// read by the milter and serve units, which pass no `--config`).
+    package static let systemConfigPath = "/etc/passconduit/config.toml"
+
+    /// For tests only: `PASSCONDUIT_SYSTEM_CONFIG` stands for `systemConfigPath`, so a test can
+    /// put a system configuration in a temporary folder. Nothing else sets it.
+    package static func systemConfig(environment: [String: String]) -> String {
+        if let path = environment["PASSCONDUIT_SYSTEM_CONFIG"], path.hasPrefix("/") { return path }
+        return systemConfigPath
+    }
+
+    /// The file read when no `--config` names one: the user's (`defaultConfigPath`) when it
+    /// exists, else the system's (`/etc/passconduit/config.toml`) when it exists, else nil (the
+    /// defaults apply).
+    package static func configPathInUse(environment: [String: String]) -> String? {
+        if let user = defaultConfigPath(environment: environment), FileManager.default.fileExists(atPath: user) { return user }
+        let system = systemConfig(environment: environment)
+        return FileManager.default.fileExists(atPath: system) ? system : nil
     }
 
     /// Where the filter and the milter keep their logs: `$XDG_STATE_HOME/passconduit`, else

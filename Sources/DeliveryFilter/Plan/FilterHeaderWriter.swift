@@ -32,18 +32,20 @@ package struct FilterHeaderWriter: Sendable {
 
     /// `2 passes (1 new, 1 update)`: categories in a fixed order, then any others alphabetically.
     package func summary(_ reports: [FilterPassReport]) -> String {
-        let order = ["new", "update", "contained", "stale", "valid", "untrusted", "invalid"]
+        let order = ["new", "update", "contained", "stale", "valid", "untrusted", "invalid", "unchecked"]
         var counts: [String: Int] = [:]
         for r in reports { counts[sanitizedToken(r.category), default: 0] += 1 }
         let keys = order.filter { counts[$0] != nil } + counts.keys.filter { !order.contains($0) }.sorted()
-        let parts = keys.map { "\(counts[$0]!) \($0)" }   // keys come from counts: the lookup succeeds
+        // keys come from counts: the lookup succeeds. A pass that could not be checked is counted
+        // in words ("1 not checked"): neither valid nor invalid.
+        let parts = keys.map { "\(counts[$0]!) \($0 == "unchecked" ? "not checked" : $0)" }
         let noun = reports.count == 1 ? "pass" : "passes"
         return "\(reports.count) \(noun) (\(parts.joined(separator: ", ")))"
     }
 
     /// The per-pass value as unbreakable pieces, joined by single spaces (or folds).
     private func atoms(for r: FilterPassReport) -> [String] {
-        var atoms = [sanitizedToken(r.status.rawValue) + ";", sanitizedToken(r.library?.rawValue ?? "unknown") + ";"]
+        var atoms = [sanitizedToken(r.statusWord) + ";", sanitizedToken(r.library?.rawValue ?? "unknown") + ";"]
         if r.action != .none { atoms.append("action=\(r.action.rawValue);") }
         if let code = r.errorCode { atoms.append("error=\(sanitizedToken(code));") }
         if let t = r.passTypeIdentifier { atoms += parameter("type", t) }

@@ -3,7 +3,7 @@ import PassStore
 import WalletPass
 
 /// Carries a scan's reports from the scan worker process to the filter: each field as a
-/// netstring (`<decimal length>:<bytes>,`), eight per report, after a `R<count>:` header; a
+/// netstring (`<decimal length>:<bytes>,`), nine per report, after a `R<count>:` header; a
 /// failure is `E` + netstring. Decoding is bounded and returns nil on anything unexpected, so a
 /// confused worker can only make the message pass through unscanned.
 package enum FilterReportCodec {
@@ -25,7 +25,7 @@ package enum FilterReportCodec {
         var out = Array("R\(reports.count):".utf8)
         for r in reports {
             for field in [r.status.rawValue, r.library?.rawValue, r.action.rawValue, r.passTypeIdentifier, r.serialNumber,
-                          r.organizationName, r.errorCode, r.sha256] {
+                          r.organizationName, r.errorCode, r.sha256, r.missingLibrary] {
                 netstring(field, into: &out)
             }
         }
@@ -76,7 +76,7 @@ package enum FilterReportCodec {
         var reports: [FilterPassReport] = []
         for _ in 0..<count {
             var fields: [String?] = []
-            for _ in 0..<8 {
+            for _ in 0..<9 {
                 guard let f = readNetstring(bytes, &cursor) else { return nil }
                 fields.append(f)
             }
@@ -87,7 +87,8 @@ package enum FilterReportCodec {
             if case .some(.none) = library { return nil }
             reports.append(FilterPassReport(status: status, library: library ?? nil, action: action,
                                             passTypeIdentifier: fields[3], serialNumber: fields[4],
-                                            organizationName: fields[5], errorCode: fields[6], sha256: fields[7]))
+                                            organizationName: fields[5], errorCode: fields[6], sha256: fields[7],
+                                            missingLibrary: fields[8]))
         }
         var libraries: [FilterLibraryNote] = []
         if cursor < bytes.count, bytes[cursor] == 0x4C {   // "L"

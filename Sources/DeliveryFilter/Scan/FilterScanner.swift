@@ -2,6 +2,7 @@ import Conduit
 import Foundation
 import MailMIME
 import PassStore
+import Support
 import WalletPass
 
 /// The real scanner of `passconduit filter`: the conduit's PassScanner finds and verifies the
@@ -87,7 +88,10 @@ package struct FilterScanner: FilterPassScanning {
                                     serialNumber: f.verdict.pass?.serialNumber,
                                     organizationName: f.verdict.pass?.organizationName,
                                     errorCode: f.verdict.error?.code.rawValue,
-                                    sha256: f.verdict.sha256)
+                                    sha256: f.verdict.sha256,
+                                    missingLibrary: f.verdict.error.flatMap {
+                                        $0.code == .libraryMissing ? NativeLibraryError.soname(inDetail: $0.detail) : nil
+                                    })
         }
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Conduit
 import Foundation
 import PassStore
+import Support
 
 /// One line per message: to `$XDG_STATE_HOME/passconduit/filter.log` (created 0700/0600, appended
 /// with one write(2) so parallel filters do not interleave), or to syslog facility `mail`. Never
@@ -15,6 +16,10 @@ package struct FilterLog: Sendable {
     /// `--verbose`: each pass's error code, and this library path, are added to the line.
     package var verbose = false
     package var libraryPath: String?
+    /// With `syslog`: write the lines to standard error instead (a daemon whose syslog socket is
+    /// missing; glibc's syslog(3) would drop every line without a word). Never set for the filter,
+    /// whose standard error stays silent.
+    package var syslogToStandardError = false
     /// The log is rotated (to filter.log.1) past this size, so a busy mailbox cannot fill the disk.
     package static let rotateBytes = 4 << 20
 
@@ -35,6 +40,11 @@ package struct FilterLog: Sendable {
         switch destination {
         case .none: return
         case .syslog:
+            if syslogToStandardError {
+                let bytes = Array((line + "\n").utf8)
+                _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+                return
+            }
             "passconduit".withCString { ident in
                 openlog(ident, LOG_PID, LOG_MAIL)
                 // A C string pointer is a CVarArg everywhere; a Swift String is not one on Linux.
@@ -85,6 +95,13 @@ package struct FilterLog: Sendable {
                 let id = [r.passTypeIdentifier ?? "-", r.sha256.map { String($0.prefix(12)) } ?? "-"].joined(separator: ",")
                 parts.append("pass=\(r.category)/\(r.action.rawValue)/\(printable(id))"
                              + (verbose ? "/\(printable(r.errorCode ?? "-"))" : ""))
+            }
+            // What to install so these passes can be checked: each missing library once.
+            var named: Set<String> = []
+            for r in plan.reports where r.unchecked {
+                let soname = r.missingLibrary ?? "a system library"
+                guard named.insert(soname).inserted else { continue }
+                parts.append("library-missing=\"\(printable(NativeLibraryError.described(soname: soname)))\"")
             }
         }
         if let e = plan.error { parts.append("error=\(e.code.rawValue) detail=\"\(printable(e.detail))\"") }
@@ -137,6 +154,39 @@ package struct FilterLog: Sendable {
         guard fd >= 0 else { return "cannot write the log file \(path): \(String(cString: strerror(errno)))" }
         close(fd)
         return nil
+    }
+
+    /// The socket syslog(3) writes to; `PASSCONDUIT_SYSLOG_SOCKET` stands for it in tests only.
+    package static func syslogSocket(environment: [String: String]) -> String {
+        if let path = environment["PASSCONDUIT_SYSLOG_SOCKET"], path.hasPrefix("/") { return path }
+        return "/dev/log"
+    }
+
+    /// Why syslog(3) cannot deliver a line (no daemon listens on its socket: glibc then drops
+    /// the line without a word), or nil when the socket takes a connection, as glibc tries it:
+    /// datagram first, then stream.
+    package static func syslogProblem(environment: [String: String]) -> String? {
+        let path = syslogSocket(environment: environment)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return "the syslog socket path \(path) is too long" }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+            raw[bytes.count] = 0
+        }
+        var reason = ""
+        for kind in [SOCK_DGRAM, SOCK_STREAM] {
+            let fd = socket(AF_UNIX, Int32(kind.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { reason = String(cString: strerror(errno)); continue }
+            let rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if rc != 0 { reason = String(cString: strerror(errno)) }
+            close(fd)
+            if rc == 0 { return nil }
+        }
+        return "no syslog daemon listens on \(path) (\(reason))"
     }
 
     package static func printable(_ s: String) -> String {

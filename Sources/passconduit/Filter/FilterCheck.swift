@@ -55,8 +55,7 @@ enum FilterCheck {
             report.problems += parsed.problems
             report.status = .usage
         }
-        report.config = options.configPath ?? ConfigLocation.defaultConfigPath(environment: environment)
-            .flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        report.config = options.configPath ?? ConfigLocation.configPathInUse(environment: environment)
         if let problem = FilterConfiguration.apply(to: &options, explicit: parsed.explicit, environment: environment) {
             report.problems.append(problem.detail)
             if report.status == .success { report.status = .configError }

@@ -72,6 +72,7 @@ enum MilterCheck {
         if problems.isEmpty {
             print("passconduit milter --check: ok")
             print("  listen       \(address)")
+            print("  config       \(options.config.file ?? "none (defaults)")")
             print("  library-map  \(map)")
             print("  trust        \(setup.trustDirectories.isEmpty ? "-" : setup.trustDirectories.joined(separator: ", "))")
         } else {

@@ -68,7 +68,7 @@ struct MilterCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Each recipient's library: a path with %{local} and %{domain}, or a postgresql:// server (recipient = user).", valueName: "template"))
     var libraryMap: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/passconduit/config.toml).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/passconduit/config.toml, else /etc/passconduit/config.toml).", valueName: "path"))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("A folder of extra trust anchors (PEM or DER); repeatable.", valueName: "dir"))
