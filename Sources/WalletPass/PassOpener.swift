@@ -185,7 +185,7 @@ package struct PassOpener: Sendable {
         return PassInfo(
             passTypeIdentifier: d.passTypeIdentifier, serialNumber: d.serialNumber, teamIdentifier: d.teamIdentifier,
             organizationName: localize(d.organizationName), description: localize(d.description),
-            logoText: d.logoText.map(localize), kind: d.kind ?? .generic, kindName: (d.kind ?? .generic).name,
+            logoText: d.logoText.map(localize), kind: d.kind ?? .generic, kindName: Self.kindName(d),
             transitType: d.fields.transitType,
             relevantDate: d.relevantDate?.date ?? d.relevantDates.first.flatMap { $0.date?.date ?? $0.startDate?.date },
             relevantDates: d.relevantDates, expirationDate: d.expirationDate?.date, voided: d.voided,
@@ -206,5 +206,16 @@ package struct PassOpener: Sendable {
             files[name] = archive[name]
         }
         return PassImages(files: files, language: language)
+    }
+}
+
+extension PassOpener {
+    /// What a person calls the pass: its style's name, and for a poster generic pass that also
+    /// carries a classic style (drawn here, as on devices before iOS 27) both
+    /// ("Store Card (a Poster Pass on iOS 27)").
+    static func kindName(_ d: PassDocument) -> String {
+        let kind = d.kind ?? .generic
+        guard kind != .posterGeneric, d.styles.contains(.posterGeneric) else { return kind.name }
+        return "\(kind.name) (a \(PassKind.posterGeneric.name) on iOS 27)"
     }
 }

@@ -59,6 +59,7 @@ final class PosterGenericTests: XCTestCase {
         let found = try XCTUnwrap(scan.objects.first, scan.stdout)
         XCTAssertEqual(found["status"] as? String, "valid", scan.stdout)
         XCTAssertEqual((found["pass"] as? [String: Any])?["kind"] as? String, "eventTicket")
+        XCTAssertEqual((found["pass"] as? [String: Any])?["kindName"] as? String, "Event Ticket (a Poster Pass on iOS 27)", "show and the list name both")
     }
 
     func testNoBarcodeLeavesTheCodeAndItsTextOutOfThePicture() throws {
