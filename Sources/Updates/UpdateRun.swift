@@ -167,14 +167,7 @@ package final class UpdateRun: Sendable {
             }
             // The server's Retry-After holds even for a pass named on the command line.
             if let retry = state.retryAfter, retry > started {
-                if !request.dueOnly {
-                    var o = UpdateOutcome(id: pass.id, kind: .skipped, error: Problem(
-                        .tryLater, message: "The issuer asked to wait until \(DateText.iso(retry)) before asking again.",
-                        detail: "Retry-After"))
-                    o.retryAfter = retry
-                    o.temporary = true
-                    selection.leading.append(o)
-                }
+                if !request.dueOnly { selection.leading.append(Self.waiting(pass.id, until: retry, detail: "Retry-After")) }
                 continue
             }
             let service: WebServiceURL
@@ -195,18 +188,23 @@ package final class UpdateRun: Sendable {
             // Another library's pass at the same issuer heard a Retry-After in this run.
             if let gate, let retry = await gate.waitUntil(service.host, now: started) {
                 if !request.dueOnly {
-                    var o = UpdateOutcome(id: pass.id, kind: .skipped, error: Problem(
-                        .tryLater, message: "The issuer asked to wait until \(DateText.iso(retry)) before asking again.",
-                        detail: "Retry-After, for another library's pass at \(service.host)"))
-                    o.retryAfter = retry
-                    o.temporary = true
-                    selection.leading.append(o)
+                    selection.leading.append(Self.waiting(pass.id, until: retry, detail: "Retry-After, for another library's pass at \(service.host)"))
                 }
                 continue
             }
             selection.candidates.append(Candidate(pass: pass, state: state, service: service, token: token))
         }
         return selection
+    }
+
+    /// A pass skipped because its issuer asked to wait (its own Retry-After, or one another
+    /// library's pass at the same host heard in this run): a temporary outcome.
+    static func waiting(_ id: PassID, until retry: Date, detail: String) -> UpdateOutcome {
+        var o = UpdateOutcome(id: id, kind: .skipped, error: Problem(
+            .tryLater, message: "The issuer asked to wait until \(DateText.iso(retry)) before asking again.", detail: detail))
+        o.retryAfter = retry
+        o.temporary = true
+        return o
     }
 
     /// Passes the user removed: tell their issuers (only on a full run; never for a pass still
