@@ -34,21 +34,26 @@ struct ClientAddress {
             let hop = last.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             return plain(hop)
         }
-        if let last = headers[values: forwardedName].last,
-           let element = last.split(separator: ",").last {
-            for pair in element.split(separator: ";") {
-                let kv = pair.split(separator: "=", maxSplits: 1)
-                guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == "for" else { continue }
-                var value = kv[1].trimmingCharacters(in: .whitespaces)
-                if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-                // "[2001:db8::1]:4711" or "192.0.2.60:4711": the address without its port.
-                if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
-                    value = String(value[value.index(after: value.startIndex)..<close])
-                } else if value.filter({ $0 == ":" }).count == 1, let colon = value.firstIndex(of: ":") {
-                    value = String(value[..<colon])
-                }
-                return plain(value)
-            }
+        guard var value = lastHop("for", of: headers) else { return nil }
+        // "[2001:db8::1]:4711" or "192.0.2.60:4711": the address without its port.
+        if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
+            value = String(value[value.index(after: value.startIndex)..<close])
+        } else if value.filter({ $0 == ":" }).count == 1, let colon = value.firstIndex(of: ":") {
+            value = String(value[..<colon])
+        }
+        return plain(value)
+    }
+
+    /// A parameter (`for`, `proto`) of the last element of `Forwarded` (RFC 7239), unquoted: the
+    /// hop the trusted proxy added; the elements before it are the client's to write.
+    static func lastHop(_ parameter: String, of headers: HTTPFields) -> String? {
+        guard let last = headers[values: forwardedName].last, let element = last.split(separator: ",").last else { return nil }
+        for pair in element.split(separator: ";") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == parameter else { continue }
+            var value = kv[1].trimmingCharacters(in: .whitespaces)
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+            return value
         }
         return nil
     }

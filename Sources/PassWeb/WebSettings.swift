@@ -151,8 +151,8 @@ extension WebApp {
         return PublicOrigin(scheme: scheme, authority: host)
     }
 
-    /// "https" or "http" as a trusted proxy names the browser's scheme (`Forwarded: proto=`, RFC
-    /// 7239, first; else `X-Forwarded-Proto`); nil from any other peer, or when it says neither.
+    /// "https" or "http" as a trusted proxy names the browser's scheme (`X-Forwarded-Proto`, else
+    /// `Forwarded: proto=`, RFC 7239); nil from any other peer, or when it says neither.
     func forwardedScheme(_ request: Request, peer: String?) -> String? {
         var trusted = config.trustedProxies
         if case .header(_, let proxies) = config.signIn { trusted += proxies }
@@ -161,19 +161,15 @@ extension WebApp {
         } else if !config.socketProxyTrusted {
             return nil  // a unix-socket peer is believed only with --trusted-proxy unix
         }
-        if let forwarded = request.headers[HTTPField.Name("Forwarded")!] {
-            // The first element is the proxy nearest the browser's: its proto parameter.
-            let first = forwarded.split(separator: ",", maxSplits: 1).first ?? ""
-            for pair in first.split(separator: ";") {
-                let kv = pair.split(separator: "=", maxSplits: 1)
-                guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == "proto" else { continue }
-                let value = kv[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
-                if value == "https" || value == "http" { return value }
-            }
-        }
-        if let proto = request.headers[HTTPField.Name("X-Forwarded-Proto")!] {
-            let value = (proto.split(separator: ",").first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        // What the trusted proxy itself wrote: the last entry of each header (the shipped nginx
+        // sample replaces X-Forwarded-Proto and passes a client's own Forwarded through, so an
+        // earlier entry, or a Forwarded beside a proxy's X-Forwarded-Proto, is the client's).
+        if let proto = request.headers[values: HTTPField.Name("X-Forwarded-Proto")!].last {
+            let value = (proto.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces).lowercased()
             if value == "https" || value == "http" { return value }
+        }
+        if let value = ClientAddress.lastHop("proto", of: request.headers)?.lowercased(), value == "https" || value == "http" {
+            return value
         }
         return nil
     }

@@ -68,6 +68,12 @@ final class WebProxyTests: XCTestCase {
         XCTAssertNotNil(viaHTTPS.header("Strict-Transport-Security"))
         let forwarded = try curl(plain.base + "/", alice + ["-H", "Forwarded: for=192.0.2.1;proto=https"])
         XCTAssertNotNil(forwarded.header("Strict-Transport-Security"), forwarded.headers)
+        // What the proxy wrote wins over what the client sent before it: nginx replaces
+        // X-Forwarded-Proto and passes a client's own Forwarded through; the last hop counts.
+        let forged = try curl(plain.base + "/", alice + ["-H", "Forwarded: proto=http", "-H", "X-Forwarded-Proto: https"])
+        XCTAssertNotNil(forged.header("Strict-Transport-Security"), forged.headers)
+        let appended = try curl(plain.base + "/", alice + ["-H", "Forwarded: proto=http, for=192.0.2.1;proto=https"])
+        XCTAssertNotNil(appended.header("Strict-Transport-Security"), appended.headers)
         let viaHTTP = try curl(plain.base + "/", alice + ["-H", "X-Forwarded-Proto: http"])
         XCTAssertEqual(viaHTTP.status, 200)
         XCTAssertNil(viaHTTP.header("Strict-Transport-Security"))
