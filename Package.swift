@@ -57,6 +57,8 @@ let package = Package(
 
         // The commit a release build was made from (`make build` defines it; see passconduit --version).
         .target(name: "CBuildInfo"),
+        // glibc's malloc_trim: the web wallet gives an upload burst's memory back (no Swift module has it).
+        .target(name: "CMemory"),
 
         // Below WalletPass and PassStore: the one SHA-1/SHA-256/hex (swift-crypto), changeMessage
         // formatter and write-everything / read-to-the-end loop over a file descriptor.
@@ -127,7 +129,7 @@ let package = Package(
         // `serve`: the web wallet on Hummingbird. Sign-in, sessions, pages; uses the library, the
         // renderer and the intake policy, never the other way round. Listens; fetches nothing.
         .target(name: "PassWeb", dependencies: [
-            "Conduit", "PassStore", "PassRender", "PassCalendar", "WalletPass", "Support",
+            "Conduit", "PassStore", "PassRender", "PassCalendar", "WalletPass", "Support", "CMemory",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),

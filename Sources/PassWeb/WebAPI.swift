@@ -54,7 +54,12 @@ extension WebApp {
             if busy { response.headers[.retryAfter] = "5" }
             return Answer(route: route, response: response)
         } catch let problem as WebProblem {
-            return Answer(route: route, response: Self.json(problem.status, Self.errorJSON(.notAccepted, problem.sentence)))
+            return Answer(route: route, response: Self.json(problem.status, Self.errorJSON(problem.code, problem.sentence)))
+        } catch let refusal as UploadSlots.Refusal {
+            let (sentence, retryAfter) = UploadSlots.answer(refusal)
+            var response = Self.json(refusal == .person ? .tooManyRequests : .serviceUnavailable, Self.errorJSON(.busy, sentence))
+            response.headers[.retryAfter] = "\(retryAfter)"
+            return Answer(route: route, response: response)
         } catch {
             return Answer(route: route, response: Self.json(.internalServerError, Self.errorJSON(.internalError,
                 "The wallet could not answer this request. Nothing was changed.")))
@@ -132,7 +137,7 @@ extension WebApp {
         case (1, "passes"):
             route = "/api/v1/passes"
             if read { return (route, Self.json(.ok, try await apiList(library))) }
-            if method == .post { return try await apiAdd(request, library: library) }
+            if method == .post { return try await apiAdd(request, user: user, library: library) }
         case (2, "passes"):
             let name = path[1]
             if name.hasSuffix(".pkpass") {
@@ -219,21 +224,24 @@ extension WebApp {
 
     /// `POST /api/v1/passes` with the bytes of a `.pkpass`: the same intake as an upload or
     /// `add --yes`, with its sentences.
-    func apiAdd(_ request: Request, library: any PassLibraryBackend) async throws -> (String, Response) {
+    func apiAdd(_ request: Request, user: String, library: any PassLibraryBackend) async throws -> (String, Response) {
         let limit = config.setup.limits.pass.maxArchiveBytes
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw NIOTooManyBytesError(maxBytes: limit)
         }
+        try uploads.take(user: user)
+        defer { uploads.release(user: user) }
         var request = request
-        let bytes = Array(try await request.collectBody(upTo: limit).readableBytesView)
+        let bytes = try await Self.bodyBytes(&request, upTo: limit)
         guard bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else {
             throw APIError(.badRequest, .notAPass,
                            bytes.isEmpty ? "The request has no body: send the bytes of a .pkpass file. Nothing was changed."
                                          : "The request body is not a .pkpass file (a pass is a zip archive, and this is not one). Nothing was changed.")
         }
-        let setup = config.setup, opener = config.opener
+        let setup = config.setup, opener = config.opener, seconds = config.uploadSeconds
         let lines: [(String, String?)] = try await offPool { () -> Result<[(String, String?)], WebProblem> in
-            Result { try WebUpload.add(bytes: bytes, name: "upload.pkpass", setup: setup, opener: opener, library: library) }
+            Result { try WebUpload.add(bytes: bytes[...], name: "upload.pkpass", setup: setup, opener: opener, library: library,
+                                       seconds: seconds, route: "/api/v1/passes") }
                 .mapError { $0 as? WebProblem ?? WebProblem(.internalServerError, route: "/api/v1/passes", title: "Not added",
                                                             "The upload could not be read; nothing was changed.") }
         }.get()

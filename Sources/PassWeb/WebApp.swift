@@ -29,9 +29,12 @@ package final class WebApp: @unchecked Sendable {
     private let renderLock = NSLock()
     /// The port actually bound (for the desktop Host check and the sign-in line).
     private var boundPort: Int?
+    /// Uploads being read and checked now (`--uploads-at-once`, two per person).
+    let uploads: UploadSlots
 
     package init(config: WebConfiguration) {
         self.config = config
+        uploads = UploadSlots(atOnce: config.uploadsAtOnce, perPerson: config.uploadsPerPerson)
     }
 
     func cookieName(secure: Bool) -> String { secure ? "__Host-pcsid" : "pcsid" }
@@ -87,6 +90,11 @@ package final class WebApp: @unchecked Sendable {
             if busy { answer.response.headers[.retryAfter] = "5" }
         } catch let error as WebProblem {
             answer = Answer(route: error.route, response: page(error.status, title: error.title, body: "<p>\(HTMLText.escape(error.sentence))</p>"))
+        } catch let refusal as UploadSlots.Refusal {
+            let (sentence, retryAfter) = UploadSlots.answer(refusal)
+            answer = Answer(route: "/add", response: page(refusal == .person ? .tooManyRequests : .serviceUnavailable,
+                                                          title: "Try again in a moment", body: "<p>\(HTMLText.escape(sentence))</p>"))
+            answer.response.headers[.retryAfter] = "\(retryAfter)"
         } catch {
             answer = Answer(route: "-", response: page(.internalServerError, title: "Something went wrong",
                 body: "<p>The wallet could not answer this request. Nothing was changed.</p>"))
@@ -186,14 +194,17 @@ package final class WebApp: @unchecked Sendable {
         }
         var form: [String: String] = [:]
         var parts: [WebForm.Part] = []
+        // An upload takes its place before its body is read, and keeps it until its answer is made.
+        let uploader: String? = method == .post && segments == ["add"] ? visitor.session.user : nil
+        if method == .post { try checkOrigin(request) }
+        if let uploader { try uploads.take(user: uploader) }
+        defer { if let uploader { uploads.release(user: uploader) } }
         if method == .post {
-            try checkOrigin(request)
             // A declared length over the limit is refused before a byte of the body is read.
             if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > config.maxBodyBytes {
                 throw NIOTooManyBytesError(maxBytes: config.maxBodyBytes)
             }
-            let body = try await request.collectBody(upTo: config.maxBodyBytes)
-            let bytes = Array(body.readableBytesView)
+            let bytes = try await Self.bodyBytes(&request, upTo: config.maxBodyBytes)
             let type = request.headers[.contentType] ?? ""
             if let boundary = WebForm.boundary(type) {
                 guard let p = WebForm.multipart(bytes, boundary: boundary) else {
@@ -714,6 +725,13 @@ package final class WebApp: @unchecked Sendable {
         }
     }
 
+    /// A request's body as one array: the buffer it was collected in is freed on return, so an
+    /// upload is held once while it is checked.
+    static func bodyBytes(_ request: inout Request, upTo limit: Int) async throws -> [UInt8] {
+        let body = try await request.collectBody(upTo: limit)
+        return Array(body.readableBytesView)
+    }
+
     /// Runs blocking work (the scanner's synchronous library calls) on a thread of its own, never
     /// on the tasks' cooperative pool.
     func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
@@ -729,6 +747,8 @@ struct WebProblem: Error {
     var route: String
     var title: String
     var sentence: String
+    /// The code of the API's JSON error for it.
+    var code: Problem.Code = .notAccepted
     init(_ status: HTTPResponse.Status, route: String, title: String, _ sentence: String) {
         self.status = status
         self.route = route

@@ -46,6 +46,14 @@ package struct WebConfiguration: Sendable {
     package var headTimeout: TimeInterval = 10
     /// Seconds a request body may take after its head (a 10 MB upload on a slow phone line fits).
     package var bodyTimeout: TimeInterval = 120
+    /// At most this many uploads (the Add page, the API's POST) are read and checked at once
+    /// (`--uploads-at-once`), and at most `uploadsPerPerson` of them for one signed-in address;
+    /// more get 503 or 429 before their body is read.
+    package var uploadsAtOnce = 4
+    package var uploadsPerPerson = 2
+    /// Seconds the check of one upload may take (`--upload-seconds`): past it the search stops
+    /// and nothing is changed (a message of 150 heavy passes took 33 s of CPU).
+    package var uploadSeconds: TimeInterval = 30
     /// Proxies whose `X-Forwarded-For` / `Forwarded` name the client and whose
     /// `X-Forwarded-Proto` / `Forwarded: proto=` the scheme (`--trusted-proxy`), and whether the
     /// peer of a Unix-socket listener is one (`--trusted-proxy unix`): the address that sign-in

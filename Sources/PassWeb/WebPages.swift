@@ -486,10 +486,11 @@ struct WebPages {
         let setup = app.config.setup
         let library = self.library
         let opener = self.opener
-        let bytes = Array(file.body)
+        let bytes = file.body
         let name = file.filename ?? "upload"
+        let seconds = app.config.uploadSeconds
         let lines: [(String, String?)] = try await app.offPool { () -> Result<[(String, String?)], WebProblem> in
-            Result { try WebUpload.add(bytes: bytes, name: name, setup: setup, opener: opener, library: library) }
+            Result { try WebUpload.add(bytes: bytes, name: name, setup: setup, opener: opener, library: library, seconds: seconds, route: "/add") }
                 .mapError { $0 as? WebProblem ?? WebProblem(.internalServerError, route: "/add", title: "Not added", "The upload could not be read; nothing was changed.") }
         }.get()
         var h = "<ul class=\"verdicts\">"
@@ -542,18 +543,24 @@ struct WebPages {
 }
 
 /// An upload, scanned and added as `add --yes` would: off the request threads (the scanner's
-/// library calls block).
+/// library calls block). The bytes are written once, to a private file the scanner maps; the
+/// search stops when `seconds` have passed, and then nothing is changed.
 enum WebUpload {
-    static func add(bytes: [UInt8], name: String, setup: ConduitSetup, opener: PassOpener,
-                    library: any PassLibraryBackend) throws -> [(String, String?)] {
+    static func add(bytes: ArraySlice<UInt8>, name: String, setup: ConduitSetup, opener: PassOpener,
+                    library: any PassLibraryBackend, seconds: TimeInterval, route: String) throws -> [(String, String?)] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passconduit-upload-\(WebState.randomToken().prefix(16))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("upload")
-        guard FileManager.default.createFile(atPath: file.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
-            throw WebProblem(.internalServerError, route: "/add", title: "Not added", "The upload could not be kept for scanning; nothing was changed.")
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let failed: Int32? = fd < 0 ? errno : bytes.withUnsafeBytes { FileDescriptorIO.writeAll(fd, $0, zeroWrite: ENOSPC) }
+        if fd >= 0 { close(fd) }
+        if failed != nil {
+            throw WebProblem(.internalServerError, route: route, title: "Not added", "The upload could not be kept for scanning; nothing was changed.")
         }
-        let scanner = PassScanner(opener: opener, library: library, limits: setup.limits, sniffer: setup.sniffer())
+        let clock = Deadline(seconds: seconds)
+        var scanner = PassScanner(opener: opener, library: library, limits: setup.limits, sniffer: setup.sniffer())
+        scanner.shouldStop = { clock.passed() }
         let inputs = InputScanner(scanner: scanner, workers: 1)
         var found: [FoundPass] = []
         var lines: [(String, String?)] = []
@@ -567,6 +574,13 @@ enum WebUpload {
                 lines.append(("\(name): \(problem.message)", nil))
             case .progress: break
             }
+        }
+        if clock.fired {
+            // Passes found before the limit are not added either: the file is taken whole or not at all.
+            var problem = WebProblem(.unprocessableContent, route: route, title: "Not added",
+                "Checking \(name) took longer than the \(Int(seconds)) seconds this wallet gives one upload (\(found.count) \(found.count == 1 ? "pass" : "passes") checked by then). Nothing was changed; add its passes in smaller files.")
+            problem.code = .deadline
+            throw problem
         }
         if found.isEmpty && lines.isEmpty { lines.append(("\(name): no pass found in this file.", nil)) }
         var seen = Set<String>()
@@ -594,5 +608,24 @@ enum WebUpload {
             }
         }
         return lines
+    }
+
+    /// When an upload's check must end; `fired` once the scanner was told to stop.
+    final class Deadline: @unchecked Sendable {
+        let end: ContinuousClock.Instant
+        private let lock = NSLock()
+        private var stopped = false
+
+        init(seconds: TimeInterval) {
+            end = ContinuousClock.now + .milliseconds(Int64(max(0, seconds) * 1000))
+        }
+
+        func passed() -> Bool {
+            guard ContinuousClock.now >= end else { return false }
+            lock.withLock { stopped = true }
+            return true
+        }
+
+        var fired: Bool { lock.withLock { stopped } }
     }
 }

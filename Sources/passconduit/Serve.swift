@@ -106,6 +106,12 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("\"Check for update\" may contact this host (a name or address) as \"update\" does, also over http or on this server's own network (a test server); repeatable.", valueName: "host"))
     var updateAllowHost: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("How many uploads are checked at once, two per person; more are asked to try again (default 4).", valueName: "n"))
+    var uploadsAtOnce: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds the check of one upload may take; past it nothing of the file is added (default 30).", valueName: "seconds"))
+    var uploadSeconds: Int?
+
     @Option(name: .long, help: ArgumentHelp("The file that keeps sessions, failed sign-ins, calendar addresses and API tokens (default: web-sessions.sqlite beside a library file; a PostgreSQL library keeps them in its database).", valueName: "path"))
     var state: String?
 
@@ -151,6 +157,10 @@ struct Serve: ParsableCommand {
                     }
                 }
                 if (settings.tlsCert == nil) != (settings.tlsKey == nil) { throw WebSetupError("--tls-cert and --tls-key go together") }
+                if settings.uploadsAtOnce < 1 { throw WebSetupError("--uploads-at-once takes a count of 1 or more, not \(settings.uploadsAtOnce)") }
+                if !(1...3600).contains(settings.uploadSeconds) {
+                    throw WebSetupError("--upload-seconds takes 1 to 3600 seconds, not \(Int(settings.uploadSeconds))")
+                }
             } catch let error as WebSetupError {
                 throw CLIError(error.description, status: .usage)
             }
@@ -181,6 +191,8 @@ struct Serve: ParsableCommand {
             web.publicURL = publicOrigin
             web.trustedProxies = proxies
             web.proxyLogoutURL = proxyLogoutURL
+            web.uploadsAtOnce = settings.uploadsAtOnce
+            web.uploadSeconds = settings.uploadSeconds
             web.socketProxyTrusted = settings.trustedProxy.contains("unix")
             if let tlsCert = settings.tlsCert, let tlsKey = settings.tlsKey { web.tls = (tlsCert, tlsKey) }
             do { try web.validate() } catch { throw CLIError("\(error)", status: .usage) }

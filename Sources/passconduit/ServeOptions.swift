@@ -16,6 +16,8 @@ struct ServeOptions {
     var libraryMap: String?
     var state: String?
     var publicURL: String?
+    var uploadsAtOnce: Int
+    var uploadSeconds: Double
 
     static let defaultListen = "127.0.0.1:8080"
 
@@ -34,6 +36,8 @@ struct ServeOptions {
         libraryMap = serve.libraryMap ?? config.libraryMap
         state = serve.state ?? config.state
         publicURL = serve.publicURL ?? config.publicURL
+        uploadsAtOnce = serve.uploadsAtOnce ?? config.uploadsAtOnce ?? 4
+        uploadSeconds = serve.uploadSeconds.map(Double.init) ?? config.uploadSeconds ?? 30
     }
 
     func signInMode() throws -> SignIn {

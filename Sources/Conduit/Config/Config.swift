@@ -73,7 +73,8 @@ package struct Config: Sendable, Equatable {
                    "max-pass-entries", "max-entry-bytes", "max-unpacked-bytes", "max-compression-ratio", "max-bundle-members"],
         "filter": ["apply-updates", "add-headers", "max-message-bytes", "deadline-seconds", "on-library-error"],
         "milter": ["library-map", "user", "group"],
-        "serve": ["listen", "auth", "trusted-proxy", "library-map", "public-url", "tls-cert", "tls-key", "state"],
+        "serve": ["listen", "auth", "trusted-proxy", "library-map", "public-url", "tls-cert", "tls-key", "state",
+                  "uploads-at-once", "upload-seconds"],
     ]
 
     package static func parse(_ text: String, file: String, environment: [String: String]) throws(ConfigError) -> Config {
@@ -191,6 +192,8 @@ package struct Config: Sendable, Equatable {
                     case "tls-cert": config.serve.tlsCert = try file()
                     case "tls-key": config.serve.tlsKey = try file()
                     case "state": config.serve.state = try file()
+                    case "uploads-at-once": config.serve.uploadsAtOnce = try reader.count(item, path)
+                    case "upload-seconds": config.serve.uploadSeconds = try reader.seconds(item, path)
                     default: throw reader.unknown(path)
                     }
                 }

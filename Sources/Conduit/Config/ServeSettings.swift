@@ -18,6 +18,10 @@ package struct ServeSettings: Sendable, Equatable {
     package var tlsKey: String?
     /// `state`: the file that keeps sessions (`--state`); relative to the file's folder.
     package var state: String?
+    /// `uploads-at-once`: how many uploads are checked at once (`--uploads-at-once`).
+    package var uploadsAtOnce: Int?
+    /// `upload-seconds`: how long the check of one upload may take (`--upload-seconds`).
+    package var uploadSeconds: Double?
 
     package init() {}
 }

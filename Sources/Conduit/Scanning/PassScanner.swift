@@ -20,6 +20,9 @@ package struct PassScanner: Sendable {
     package var now: @Sendable () -> Date = { Date() }
     /// Counts the body decoding done (tests: each candidate part decoded once).
     package var decodeCounter: DecodeCounter?
+    /// Asked before each part is searched: true ends the search of the message there (the web
+    /// wallet's time limit on one upload). Nil: every part is searched, as `scan` and the filter do.
+    package var shouldStop: (@Sendable () -> Bool)?
 
     package init(opener: PassOpener, library: (any PassLibraryBackend)?, limits: Limits = .default, sniffer: MagicSniffer?) {
         self.opener = opener
@@ -64,6 +67,7 @@ package struct PassScanner: Sendable {
         }
         var found: [FoundPass] = []
         for part in message.parts where !part.isMultipart && !part.isEncapsulatedMessage {
+            if let shouldStop, shouldStop() { break }
             // The type and the names are made once per part, for the TNEF and the candidate checks.
             let mimeType = part.contentType.mimeType
             let names = Self.names(of: part)
