@@ -25,8 +25,9 @@ package final class WebApp: @unchecked Sendable {
     let lists = WebListCache()
     /// Each user's change log by pass, and the library object it was read from (see `changes`).
     private var histories: [String: (library: ObjectIdentifier, sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
-    /// cairo and pango are driven from one thread at a time.
-    private let renderLock = NSLock()
+    /// cairo and pango are driven from one thread: this queue's, never the tasks' cooperative
+    /// pool (one thread per core), where two cold draws waiting on each other held every request.
+    private let renderQueue = DispatchQueue(label: "passconduit.web.render")
     /// The port actually bound (for the desktop Host check and the sign-in line).
     private var boundPort: Int?
     /// Uploads being read and checked now (`--uploads-at-once`, two per person).
@@ -713,15 +714,18 @@ package final class WebApp: @unchecked Sendable {
         return byPass[id] ?? []
     }
 
-    func render(_ verdict: PassVerdict) -> (css: String, body: String)? {
+    func render(_ verdict: PassVerdict) async -> (css: String, body: String)? {
         guard let info = verdict.pass else { return nil }
         let barcode = config.barcode(info)
-        return renderLock.withLock {
-            let card = PassRenderer.htmlCard(info: info, status: verdict.status, error: verdict.error, barcode: barcode)
-            // The page has one h1 (its title): the card's back names the issuer one level below.
-            let body = card.body.replacingOccurrences(of: "<h1 dir=\"auto\">", with: "<h2 class=\"issuer\" dir=\"auto\">")
-                .replacingOccurrences(of: "</h1>", with: "</h2>")
-            return (card.css.replacingOccurrences(of: ".back h1 {", with: ".back h2.issuer {"), body)
+        let status = verdict.status, error = verdict.error
+        return await withCheckedContinuation { continuation in
+            renderQueue.async {
+                let card = PassRenderer.htmlCard(info: info, status: status, error: error, barcode: barcode)
+                // The page has one h1 (its title): the card's back names the issuer one level below.
+                let body = card.body.replacingOccurrences(of: "<h1 dir=\"auto\">", with: "<h2 class=\"issuer\" dir=\"auto\">")
+                    .replacingOccurrences(of: "</h1>", with: "</h2>")
+                continuation.resume(returning: (card.css.replacingOccurrences(of: ".back h1 {", with: ".back h2.issuer {"), body))
+            }
         }
     }
 

@@ -274,7 +274,7 @@ struct WebPages {
         let card = try await app.card(sha256: hash, languages: languages, expires: pass.expirationDate, now: now) {
             let verdict = opener.open(try await library.export(pass.id))
             let canUpdate = verdict.pass?.canUpdate == true
-            guard let drawn = app.render(verdict) else {
+            guard let drawn = await app.render(verdict) else {
                 return WebApp.Card(css: nil, body: "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n",
                                    language: nil, canUpdate: canUpdate)
             }
@@ -422,7 +422,7 @@ struct WebPages {
         var h = ""
         var head = ""
         if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(DateText.human(offer.createdAt))).</p>\n" }
-        if let card = app.render(verdict) {
+        if let card = await app.render(verdict) {
             head = "<style>\(Self.cardStyle(card.css))</style>\n"
             h += "<div class=\"cardbox\"\(Self.language(verdict))>\(card.body)</div>\n"
         }
