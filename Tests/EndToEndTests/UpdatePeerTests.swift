@@ -1,6 +1,7 @@
 import Foundation
 import PassStore
 import PassStoreSQLite
+import PostgresTestKit
 import XCTest
 
 /// `passconduit update` against django-walletpass 5.0.1, a PassKit web-service server nobody
@@ -330,5 +331,37 @@ final class UpdatePeerTests: XCTestCase {
 
         // Names a pass, or a map and --library: a usage error.
         XCTAssertEqual(try sandbox.run("update", ["--library-map", template, "x/y"], common: false).status, 64)
+    }
+
+    /// The same on a PostgreSQL library map (both backends are first-class): every user of the
+    /// server's library is checked with their own registration and log; alice's gate change
+    /// reaches alice only.
+    func testLibraryMapOnAPostgreSQLServerUpdatesEachUsersLibrary() throws {
+        let sandbox = try Sandbox()
+        let server = try PostgresTestServer.shared
+        let location = server.location(database: try server.database())
+        let trust = ["--trust", Run.sample("ca/trust")]
+        let serials = ["alice": unique("PGMAP-A"), "bob": unique("PGMAP-B")]
+        for (user, serial) in serials {
+            let v1 = try UpdateKit.pass(serial: serial, webServiceURL: try serviceURL, signed: now.addingTimeInterval(-7200), in: sandbox.dir)
+            try serve(v1, serial: serial)
+            let added = try sandbox.run("add", ["--yes", "--library", location, "--user", "\(user)@example.org", v1.path] + trust, common: false)
+            XCTAssertEqual(added.status, 0, added.stderr)
+        }
+        let v2 = try UpdateKit.pass(serial: serials["alice"]!, webServiceURL: try serviceURL, gate: "C7", signed: now.addingTimeInterval(-3600), in: sandbox.dir)
+        try serve(v2, serial: serials["alice"]!)
+
+        let r = try sandbox.run("update", ["--json", "--library-map", location, "--allow-host", "127.0.0.1"] + trust, common: false)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let byMailbox = Dictionary(grouping: r.objects) { $0["mailbox"] as? String ?? "" }
+        XCTAssertEqual(byMailbox["alice@example.org"]?.map { $0["outcome"] as? String }, ["updated"], r.stdout)
+        XCTAssertEqual(((byMailbox["alice@example.org"]?.first?["changes"] as? [[String: Any]])?.first)?["message"] as? String, "Gate changed to C7.")
+        XCTAssertEqual(byMailbox["bob@example.org"]?.map { $0["outcome"] as? String }, ["unchanged"], r.stdout)
+        func log(_ user: String) throws -> String {
+            try sandbox.run("log", ["--library", location, "--user", "\(user)@example.org"] + trust, common: false).stdout
+        }
+        XCTAssertTrue(try log("alice").contains("Gate changed to C7."))
+        XCTAssertFalse(try log("bob").contains("Gate changed"))
+        XCTAssertFalse((r.stdout + r.stderr).contains("token-0123456789abcdef"))
     }
 }
