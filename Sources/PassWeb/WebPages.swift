@@ -77,9 +77,11 @@ struct WebPages {
     var offlineKey: String { WebOffline.key(csrf: csrf) }
 
     var nav: String {
-        """
+        // Whose wallet this is, on every page (a shared tablet: issue 41 item 5); the desktop wallet has one owner.
+        let who = visitor.session.user.isEmpty ? "" : "<span class=\"who\">Signed in as <strong dir=\"auto\">\(Self.e(visitor.session.user))</strong></span>\n"
+        return """
         <nav aria-label="Wallet"><a href="/">Passes</a> <a href="/offers">Offers</a> <a href="/add">Add a pass</a> <a href="/settings">Settings</a>
-        <form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="\(csrf)"><button type="submit">Sign out</button> <button type="submit" name="everywhere" value="1">Sign out everywhere</button></form></nav>
+        \(who)<form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="\(csrf)"><button type="submit">Sign out</button> <button type="submit" name="everywhere" value="1">Sign out everywhere</button></form></nav>
         """
     }
 
@@ -514,6 +516,8 @@ struct WebPages {
     header.top { background: var(--panel); border-bottom: 1px solid var(--line); padding: 8px 12px; }
     header.top nav { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; }
     header.top form { margin-left: auto; }
+    header.top .who { margin-left: auto; overflow-wrap: anywhere; }
+    header.top .who + form { margin-left: 0; }
     main { max-width: 760px; margin: 0 auto; padding: 12px; }
     h1 { font-size: 1.4em; margin: .4em 0; }
     h2 { font-size: 1.1em; margin: 1.2em 0 .4em; }

@@ -81,6 +81,12 @@ extension WebPages {
         let user = visitor.session.user
         let state = app.config.state
         var h = notice
+        if !user.isEmpty {
+            h += "<section aria-labelledby=\"account\"><h2 id=\"account\">Your wallet</h2>\n"
+                + "<p>This is the wallet of <strong dir=\"auto\">\(Self.e(user))</strong>. Not you? Sign out, and sign in with your own address.</p>\n"
+                + "<form method=\"post\" action=\"/logout\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\"><button type=\"submit\">Sign out</button></form>\n"
+                + "</section>\n"
+        }
         h += "<section aria-labelledby=\"calendar\"><h2 id=\"calendar\">Calendar subscription</h2>\n"
         h += "<p>Your calendar program can subscribe to the dates of your passes (what “passconduit calendar” writes), and keeps them up to date. "
             + "The address holds a secret of its own: anyone who has it sees your passes' dates, so renew or revoke it when it was shared by mistake.</p>\n"

@@ -595,6 +595,11 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(home.status, 200)
         XCTAssertTrue(home.text.contains("Passconduit Coffee"), home.text)
         XCTAssertFalse(home.text.contains("Passconduit Air"), "Bob's boarding pass: \(home.text)")
+        // Whose wallet this is, on every page and on Settings with "Sign out" (issue 41 item 5).
+        XCTAssertTrue(home.text.contains("<span class=\"who\">Signed in as <strong dir=\"auto\">alice@example.org</strong></span>"), home.text)
+        let settings = try curl(server.base + "/settings", jar: jar, asAlice)
+        XCTAssertTrue(settings.text.contains("This is the wallet of <strong dir=\"auto\">alice@example.org</strong>."), settings.text)
+        XCTAssertTrue(try curl(server.base + "/offers", jar: jar, asAlice).text.contains("Signed in as <strong dir=\"auto\">alice@example.org</strong>"))
         XCTAssertTrue(home.header("Set-Cookie")?.contains("SameSite=Strict") ?? false)
         let token = try XCTUnwrap(Self.csrf(home.text))
         let post = asAlice + ["-d", "csrf=" + token]
