@@ -220,9 +220,6 @@ enum CardHTML {
             h += "<dt dir=\"auto\">\(e(f.label))</dt><dd dir=\"auto\">\(value)</dd>\n"
         }
         if m.omittedBackFields > 0 { h += "<dt></dt><dd>\(m.omittedBackFields) more back fields are not shown.</dd>\n" }
-        if !m.changeNotices.isEmpty {
-            h += "<dt>WHEN THIS PASS CHANGES, YOU ARE TOLD</dt><dd>" + m.changeNotices.map(e).joined(separator: "<br>") + "</dd>\n"
-        }
         h += "</dl>\n</section>\n"
         return h
     }

@@ -95,8 +95,6 @@ package struct CardModel: Sendable {
     package var barcode: CardBarcode?
     package var marks: [CardMark]
     package var backFields: [BackField]
-    /// "Gate changed to B61": the changeMessages with the current values filled in.
-    package var changeNotices: [String]
     /// Back fields left out (beyond `maxBackFields`, or past the text budget).
     package var omittedBackFields: Int
     /// Things the reader of the picture should know (images skipped, colours replaced).
@@ -200,8 +198,6 @@ package struct CardModel: Sendable {
         }
         backFields = back
         omittedBackFields = omitted
-        changeNotices = (info.headerFields + info.primaryFields + info.secondaryFields + info.auxiliaryFields + info.backFields)
-            .prefix(1000).compactMap { $0.changeNotice(newValue: $0.value) }.prefix(20).map { FieldCell.cut($0, to: 240) }
         self.notes = notes
     }
 

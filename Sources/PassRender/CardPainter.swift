@@ -562,9 +562,6 @@ final class CardPainter {
         if m.omittedBackFields > 0 {
             block("", "\(m.omittedBackFields) more back fields are not shown.")
         }
-        if !m.changeNotices.isEmpty {
-            block("WHEN THIS PASS CHANGES, YOU ARE TOLD", m.changeNotices.joined(separator: "\n"))
-        }
         return y - top
     }
 }

@@ -170,6 +170,21 @@ final class RenderLayoutTests: XCTestCase {
         XCTAssertFalse(page.contains(">Passenger<"), "labels are upper-cased")
     }
 
+    /// Issue 41 item 4: the back showed an invented row, "WHEN THIS PASS CHANGES, YOU ARE TOLD"
+    /// with each field's change message filled in, which Wallet never shows (change messages are
+    /// for the history and the notices). The back holds the pass's own back fields only.
+    func testTheBackShowsOnlyThePasssOwnBackFields() throws {
+        let json = try RenderKit.passJSON(style: "boardingPass", fields: [
+            "transitType": "PKTransitTypeAir",
+            "headerFields": [["key": "gate", "label": "Gate", "value": "B12", "changeMessage": "Gate changed to %@"]],
+            "backFields": [["key": "terms", "label": "Terms", "value": "Non-refundable."]],
+        ])
+        let page = try page(["pass.json": json]).page
+        XCTAssertTrue(page.contains("<dt dir=\"auto\">Terms</dt><dd dir=\"auto\">Non-refundable.</dd>"), page)
+        XCTAssertFalse(page.contains("YOU ARE TOLD"), page)
+        XCTAssertFalse(page.contains("Gate changed to"), page)
+    }
+
     func testValuesAreFormattedOnlyWhenAFieldAsksInTheUsersZoneUnlessIgnored() throws {
         let when = "2026-07-01T09:20+02:00"
         let json = try RenderKit.passJSON(style: "generic", fields: [
