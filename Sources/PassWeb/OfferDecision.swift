@@ -42,7 +42,7 @@ enum OfferDecision {
         }
         switch Intake(.user(allowUntrusted: false)).decide(.init(verdict, record: record), state: state, stored: stored) {
         case .refuse(_, let message, _):
-            return .refused(message)
+            return .refused(WebWords.forPeople(message))
         case .nothing, .offer:
             try await library.declineOffer(offer.offerID)
             return .already

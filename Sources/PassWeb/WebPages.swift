@@ -598,7 +598,7 @@ enum WebUpload {
             }
             switch Intake(.user(allowUntrusted: false)).decide(.init(pass.verdict, record: pass.record), state: state, stored: stored) {
             case .refuse(_, let message, _):
-                lines.append(("\(title): \(message)", nil))
+                lines.append(("\(title): \(WebWords.forPeople(message))", nil))
             case .nothing, .offer:
                 lines.append(("\(title): already in your library.", pass.verdict.sha256))
             case .add:

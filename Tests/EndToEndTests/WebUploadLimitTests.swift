@@ -89,4 +89,19 @@ final class WebUploadLimitTests: XCTestCase {
             XCTAssertTrue(server.text.contains(sentence), server.text)
         }
     }
+
+    /// Issue 41 item 4: a refused upload's page gave the command line's advice ("Use
+    /// --allow-untrusted to add it anyway."); it keeps the reason and speaks as the wallet.
+    func testARefusedUploadSaysWhyInTheWalletsWordsWithoutAFlag() throws {
+        let sandbox = try Sandbox()
+        let server = try Server(sandbox, ["--listen", "127.0.0.1:0", "--library", sandbox.library], common: false, trust: false)
+        try server.started()
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        XCTAssertEqual(try WebServeTests.curl(server.signIn, jar: jar).status, 303)
+        let token = try XCTUnwrap(WebServeTests.csrf(try WebServeTests.curl(server.base + "/add", jar: jar).text))
+        let refused = try WebServeTests.curl(server.base + "/add", jar: jar, ["-F", "csrf=" + token, "-F", "file=@" + Run.sample("passes/store-card.pkpass")])
+        XCTAssertEqual(refused.status, 422, refused.text)
+        XCTAssertTrue(refused.text.contains("This wallet adds only passes from issuers it trusts."), refused.text)
+        XCTAssertFalse(refused.text.contains("--"), refused.text)
+    }
 }
