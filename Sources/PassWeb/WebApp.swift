@@ -526,12 +526,13 @@ package final class WebApp: @unchecked Sendable {
             var request = request
             let body = try await request.collectBody(upTo: 16 * 1024)
             let form = WebForm.urlEncoded(Substring(String(decoding: body.readableBytesView, as: UTF8.self)))
-            let user = Self.userName(form["user"] ?? "")
+            let typed = form["user"] ?? ""
+            let user = Self.userName(typed)
             let password = form["password"] ?? ""
             guard let user, !password.isEmpty, password.utf8.count <= 1024,
                   !password.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\u{0}" }) else {
                 return Answer(route: "/login", response: page(.unauthorized, title: "Sign in",
-                                                              body: WebPages.loginForm(message: Self.rejectedSentence)))
+                                                              body: WebPages.loginForm(message: Self.rejectedSentence, typed: typed)))
             }
             // Counted before the password is checked (one step with the decision, on every host).
             let client = clientAddress(request, context: context)
@@ -539,7 +540,7 @@ package final class WebApp: @unchecked Sendable {
             switch try await config.state.countSignIn(account: user, client: client) {
             case .throttled(let reason, let retryAfter):
                 config.log("sign-in throttled: account=\(Self.logText(user)) client=\(client ?? "-") reason=\(reason.rawValue) retry-after=\(retryAfter)s")
-                var r = page(.tooManyRequests, title: "Too many attempts", body: WebPages.loginForm(message: Self.throttledSentence(reason, retryAfter: retryAfter)))
+                var r = page(.tooManyRequests, title: "Too many attempts", body: WebPages.loginForm(message: Self.throttledSentence(reason, retryAfter: retryAfter), typed: typed))
                 r.headers[.retryAfter] = "\(retryAfter)"
                 return Answer(route: "/login", response: r)
             case .allowed(let n):
@@ -559,14 +560,14 @@ package final class WebApp: @unchecked Sendable {
                 return Answer(route: "/login", response: r)
             case .rejected:
                 config.log("sign-in failed: account=\(Self.logText(user)) client=\(client ?? "-") reason=wrong-address-or-password")
-                return Answer(route: "/login", response: page(.unauthorized, title: "Sign in", body: WebPages.loginForm(message: Self.rejectedSentence)))
+                return Answer(route: "/login", response: page(.unauthorized, title: "Sign in", body: WebPages.loginForm(message: Self.rejectedSentence, typed: typed)))
             case .unavailable(let reason):
                 // The operator's to know (the server's address and what went wrong); the visitor
                 // learns only that the mail server is unavailable. The attempt judged no password.
                 config.log("sign-in impossible: the mail server cannot be reached: account=\(Self.logText(user)) client=\(client ?? "-") reason=\(Self.logQuoted(reason))")
                 try? await config.state.uncountSignIn(account: user, client: client, accepted: false)
                 var r = page(.serviceUnavailable, title: "Cannot sign in now",
-                             body: WebPages.loginForm(message: "The mail server that checks passwords cannot be reached now. Nothing was changed; try again in a few minutes."))
+                             body: WebPages.loginForm(message: "The mail server that checks passwords cannot be reached now. Nothing was changed; try again in a few minutes.", typed: typed))
                 r.headers[.retryAfter] = "60"
                 return Answer(route: "/login", response: r)
             }

@@ -118,13 +118,17 @@ struct WebPages {
         """)
     }
 
-    static func loginForm(message: String?) -> String {
+    /// The sign-in form; after a refused attempt it keeps the address that was typed (never the
+    /// password) and puts the cursor in the password field.
+    static func loginForm(message: String?, typed: String = "") -> String {
         var h = ""
         if let message { h += "<p class=\"problem\" role=\"alert\">\(e(message))</p>\n" }
+        let kept = String(typed.prefix(320))
+        let value = kept.isEmpty ? "" : " value=\"\(e(kept))\""
         h += """
         <form method="post" action="/login" class="login">
-        <label>Mailbox address <input name="user" type="text" autocomplete="username" required></label>
-        <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+        <label>Mailbox address <input name="user" type="text" autocomplete="username" required\(value)></label>
+        <label>Password <input name="password" type="password" autocomplete="current-password" required\(kept.isEmpty ? "" : " autofocus")></label>
         <button type="submit">Sign in</button>
         </form>
         """
