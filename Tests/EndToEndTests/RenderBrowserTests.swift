@@ -127,7 +127,10 @@ final class RenderBrowserTests: XCTestCase {
             XCTAssertTrue(html.contains("<svg"), "the barcode is inline SVG in \(c.pass)")
             pages.append(page)
             let want = try hex(c.hex, pass: c.pass)
-            for scale in ["1", "2"] {
+            // The iOS 27 formats at 1× only (one module per CSS pixel: the harder case), to keep
+            // the Chromium launches few.
+            let newFormat = ["Code39", "Codabar", "EAN13", "ITF"].contains(c.format)
+            for scale in newFormat ? ["1"] : ["1", "2"] {
                 let shot = sandbox.dir.appendingPathComponent("shot\(i)-\(scale).png").path
                 jobs.append([page, shot, scale])
                 decode.append((shot, "\((c.pass as NSString).lastPathComponent) at \(scale)x", c.format, want))

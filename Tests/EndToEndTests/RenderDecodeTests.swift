@@ -210,7 +210,7 @@ final class RenderDecodeTests: XCTestCase {
             ("unsupported-only.pkpass", "not one Wallet draws"),
             // iOS 27's formats, each rule broken once (issue 40, Bad input): the sentence, never
             // a drawing of other bytes (nor the QR listed after the EAN-13).
-            ("ean13-wrong-check.pkpass", "The EAN-13 barcode's message ends in the check digit 2, but its first 12 digits make 1"),
+            ("ean13-wrong-check.pkpass", "ends in the check digit 2, but its first 12 digits make 1"),
             ("ean13-eight-digits.pkpass", "has 8 digits, and an EAN-13 code holds 12 and a check digit"),
             ("codabar-start-only.pkpass", "has a start character (A, B, C or D) without a stop character"),
             ("code39-lower-case.pkpass", "has a character Code 39 cannot hold"),
