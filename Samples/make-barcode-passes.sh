@@ -4,7 +4,8 @@
 # The real corpus (../shared/corpus/pkpass-real) is all ASCII, so it cannot catch an encoding bug:
 # these passes carry non-ASCII Latin-1, binary payloads (NUL and high bytes in iso-8859-1), UTF-8,
 # windows-1252 and Shift_JIS (iconv), long Code 128 messages, messages too long for their symbology,
-# characters their encoding cannot hold, unsupported formats before a supported one, and garbage.
+# characters their encoding cannot hold, unsupported formats before a supported one, iOS 27's Code 39,
+# Codabar, EAN-13 and ITF (and each of their rules broken once), and garbage.
 #
 # Writes barcode-passes/ beside this script: the .pkpass files, expected.tsv (what a renderer must
 # draw for each: the chosen format and the message BYTES in hex, computed here by Python's codecs,
@@ -139,12 +140,48 @@ sample("windows-1252-qr.pkpass", "windows-1252 (euro sign, quotes) in QR", "QR",
 sample("shift-jis-aztec.pkpass", "Shift_JIS in Aztec", "Aztec", SJIS, "shift_jis", barcodes=[bc("Aztec", SJIS, "shift_jis")])
 sample("no-encoding-legacy-aztec.pkpass", "legacy barcode without messageEncoding (ISO-8859-1 by default)", "Aztec",
        "LEGACY-\u00c5", None, barcode=bc("Aztec", "LEGACY-\u00c5", None))
-sample("unsupported-first.pkpass", "barcodes: Codabar first, then QR: the QR is drawn", "QR", "FALLBACK-QR-1",
-       barcodes=[bc("Codabar", "A123456B"), bc("QR", "FALLBACK-QR-1", alt="fallback")])
-sample("unsupported-then-legacy.pkpass", "barcodes holds only EAN-13: the legacy PDF417 is drawn", "PDF417",
-       "LEGACY-PDF417-2", barcodes=[bc("EAN13", "4006381333931")], barcode=bc("PDF417", "LEGACY-PDF417-2"))
-sample("unsupported-only.pkpass", "only a Codabar barcode: nothing is drawn, the text is shown",
-       error="unsupported-barcode-format", barcodes=[bc("Codabar", "A123456B")])
+# A format Wallet has never drawn (Data Matrix, which some generators write) is passed over.
+sample("unsupported-first.pkpass", "barcodes: Data Matrix first, then QR: the QR is drawn", "QR", "FALLBACK-QR-1",
+       barcodes=[bc("DataMatrix", "A123456B"), bc("QR", "FALLBACK-QR-1", alt="fallback")])
+sample("unsupported-then-legacy.pkpass", "barcodes holds only Data Matrix: the legacy PDF417 is drawn", "PDF417",
+       "LEGACY-PDF417-2", barcodes=[bc("DataMatrix", "4006381333931")], barcode=bc("PDF417", "LEGACY-PDF417-2"))
+sample("unsupported-only.pkpass", "only a Data Matrix barcode: nothing is drawn, the text is shown",
+       error="unsupported-barcode-format", barcodes=[bc("DataMatrix", "A123456B")])
+# iOS 27's four linear formats (WWDC26 session 209). Wallet draws the first of `barcodes` it can:
+# [Codabar, QR] is Apple's own example (message "123456789", no start/stop characters) and
+# draws the Codabar, which passconduit gives the start and stop characters A...A; scanners read
+# the characters between them.
+sample("codabar-then-qr.pkpass", "barcodes: Codabar then QR (Apple's example): the Codabar is drawn, A...A added",
+       "Codabar", "123456789", barcodes=[bc("Codabar", "123456789"), bc("QR", "123456789")])
+sample("codabar-start-stop.pkpass", "Codabar with its own start and stop characters A...B: a scanner reads what lies between",
+       "Codabar", "14527000123456", barcodes=[bc("Codabar", "A14527000123456B", alt="Library card 1452 7000 1234 56")])
+sample("code39.pkpass", "Code 39 with every kind of character it holds", "Code39", "PC-2026/0042 $+%.",
+       barcodes=[bc("Code39", "PC-2026/0042 $+%."), bc("QR", "PC-2026/0042 $+%.")])
+sample("ean13.pkpass", "EAN-13 with its check digit", "EAN13", "5901234123457",
+       barcodes=[bc("EAN13", "5901234123457", alt="5 901234 123457")])
+sample("ean13-twelve-digits.pkpass", "EAN-13 of 12 digits: the check digit 1 is added", "EAN13", "4006381333931",
+       barcodes=[bc("EAN13", "400638133393")])
+sample("ean13-then-legacy.pkpass", "barcodes holds only EAN-13, the legacy barcode is PDF417: the EAN-13 is drawn", "EAN13",
+       "4006381333931", barcodes=[bc("EAN13", "4006381333931")], barcode=bc("PDF417", "LEGACY-PDF417-2"))
+sample("itf14.pkpass", "ITF (Interleaved 2 of 5) of 14 digits, as on a carton", "I2of5", "15400141288763",
+       barcodes=[bc("I2of5", "15400141288763")])
+# Each rule of the four broken once: the message is shown as text with the reason.
+sample("ean13-wrong-check.pkpass", "EAN-13 whose check digit is wrong (2, not 1)", "EAN13",
+       error="barcode-message-invalid", barcodes=[bc("EAN13", "4006381333932"), bc("QR", "4006381333932")])
+sample("ean13-eight-digits.pkpass", "EAN-13 of 8 digits: refused, never drawn as an EAN-8", "EAN13",
+       error="barcode-message-invalid", barcodes=[bc("EAN13", "96385074")])
+sample("code39-lower-case.pkpass", "Code 39 with lower-case letters, which it has not", "Code39",
+       error="barcode-message-invalid", barcodes=[bc("Code39", "Pc-2026")])
+sample("codabar-start-only.pkpass", "Codabar with a start character and no stop character", "Codabar",
+       error="barcode-message-invalid", barcodes=[bc("Codabar", "A123456")])
+sample("itf-odd.pkpass", "ITF with an odd number of digits", "I2of5",
+       error="barcode-message-invalid", barcodes=[bc("I2of5", "12345")])
+sample("code39-too-long.pkpass", "86 characters in Code 39: one more than zint draws", "Code39",
+       error="barcode-message-too-long", barcodes=[bc("Code39", "A" * 86)])
+sample("codabar-too-long.pkpass", "59 digits in Codabar: 61 with A...A, one more than zint draws", "Codabar",
+       error="barcode-message-too-long", barcodes=[bc("Codabar", "1" * 59)])
+sample("itf-too-long.pkpass", "92 digits in ITF: more than zint draws", "I2of5",
+       error="barcode-message-too-long", barcodes=[bc("I2of5", "12" * 46)])
 sample("qr-too-long.pkpass", "3000 Latin-1 characters in QR: too long", "QR",
        error="barcode-message-too-long", barcodes=[bc("QR", "\u00e9" * 3000)])
 sample("code128-too-long.pkpass", "200 characters in Code 128: too long", "Code128",

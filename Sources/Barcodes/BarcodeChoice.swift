@@ -1,8 +1,11 @@
 import WalletPass
 
-/// Which barcode of a pass to draw, by Apple's rule: the first item of `barcodes` whose format
-/// Wallet supports (QR, PDF417, Aztec, Code 128), else the legacy `barcode`. Never another
-/// symbology in place of the one asked for.
+/// Which barcode of a pass to draw, by Wallet's rule as of iOS 27: the first item of `barcodes`
+/// whose format Wallet draws (QR, PDF417, Aztec, Code 128, and since iOS 27 Code 39, Codabar,
+/// EAN-13 and ITF), else the legacy `barcode`. So `[Codabar, QR]` draws the Codabar, as iOS 27
+/// does (iOS 26 and earlier skip it and show the QR: WWDC26 session 209). The choice is by format
+/// alone: a chosen message that cannot be drawn is shown as text with the reason, not replaced by
+/// the next item. Never another symbology in place of the one asked for.
 package struct BarcodeChoice: Sendable, Equatable {
     /// The barcode to draw, nil when the pass has none in a supported format.
     package let barcode: PassBarcode?

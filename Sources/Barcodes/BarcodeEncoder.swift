@@ -18,7 +18,8 @@ package enum BarcodeEncoder {
     package static let defaultBarHeight = 50
 
     /// The modules of a pass's barcode; throws `BarcodeError` (unsupported format, unknown or
-    /// unrepresentable encoding, message too long) so the caller can show the text instead.
+    /// unrepresentable encoding, message too long or breaking its symbology's rules) so the
+    /// caller can show the text instead.
     package static func matrix(for barcode: PassBarcode, barHeight: Int = defaultBarHeight) throws -> BarcodeMatrix {
         guard let format = BarcodeFormat(passKitName: barcode.format) else {
             throw BarcodeError.unsupportedFormat(barcode.format)
@@ -33,7 +34,8 @@ package enum BarcodeEncoder {
         return try matrix(bytes: encoding.bytes(barcode.message), format: format, barHeight: barHeight)
     }
 
-    /// The modules for `bytes` in `format`, encoded as given (binary mode, no ECI).
+    /// The modules for `bytes` in `format`, encoded as given (binary mode, no ECI) once
+    /// `SymbologyRules` accepts them.
     package static func matrix(bytes: [UInt8], format: BarcodeFormat, barHeight: Int = defaultBarHeight) throws -> BarcodeMatrix {
         guard !bytes.isEmpty else {
             throw BarcodeError(code: .encoderFailed, message: "The barcode's message is empty, so there is nothing to draw.",
@@ -42,6 +44,9 @@ package enum BarcodeEncoder {
         guard bytes.count <= format.maximumBytes else {
             throw BarcodeError.tooLong(format, bytes: bytes.count, limit: format.maximumBytes)
         }
+        // The symbology's own rules, before zint can fix the message up into other bytes
+        // (Codabar gets its start and stop characters, a 12-digit EAN-13 its check digit).
+        let bytes = try SymbologyRules.prepare(bytes, for: format)
         do { try library.load() } catch {
             throw BarcodeError(code: .encoderFailed, message: error.message, detail: error.detail)
         }

@@ -17,6 +17,9 @@ package struct BarcodeError: Error, Sendable, Equatable, CustomStringConvertible
         package static let unrepresentable = Code(.barcodeMessageUnrepresentable)
         /// The message does not fit the largest symbol of its symbology.
         package static let tooLong = Code(.barcodeMessageTooLong)
+        /// The message breaks a rule of its symbology (a character Code 39 has not, an EAN-13
+        /// check digit that is wrong, an odd number of ITF digits, …): `SymbologyRules`.
+        package static let invalidMessage = Code(.barcodeMessageInvalid)
         /// zint refused the data for another reason (its text is in `detail`).
         package static let encoderFailed = Code(.barcodeEncoderFailed)
     }
@@ -31,7 +34,7 @@ package struct BarcodeError: Error, Sendable, Equatable, CustomStringConvertible
 
     static func unsupportedFormat(_ format: String) -> BarcodeError {
         BarcodeError(code: .unsupportedFormat,
-                     message: "The barcode's format is not one Wallet draws (QR, PDF417, Aztec, Code 128), so it is shown as text.",
+                     message: "The barcode's format is not one Wallet draws (\(BarcodeFormat.namesForSentence)), so it is shown as text.",
                      detail: "format \(Self.quoted(format))")
     }
 
@@ -48,13 +51,21 @@ package struct BarcodeError: Error, Sendable, Equatable, CustomStringConvertible
                             detail: "U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex) at character \(offset) has no form in \(encoding)")
     }
 
-    static func tooLong(_ format: BarcodeFormat, bytes: Int, limit: Int?, zint: String? = nil) -> BarcodeError {
+    static func tooLong(_ format: BarcodeFormat, bytes: Int, limit: Int?, zint: String? = nil, counting: String? = nil) -> BarcodeError {
         var detail = "\(bytes) bytes"
+        if let counting { detail += " (\(counting))" }
         if let limit { detail += "; a \(format.name) symbol holds at most \(limit)" }
         if let zint { detail += "; zint: \(zint)" }
         return BarcodeError(code: .tooLong,
-                            message: "The barcode's message is too long for a \(format.name) code, so it is shown as text.",
+                            message: "The barcode's message is too long for \(format.article) \(format.name) code, so it is shown as text.",
                             detail: detail)
+    }
+
+    /// A message that breaks a rule of its symbology: "The EAN-13 barcode's message `why`, so it
+    /// is shown as text."
+    static func invalidMessage(_ format: BarcodeFormat, _ why: String, detail: String) -> BarcodeError {
+        BarcodeError(code: .invalidMessage, message: "The \(format.name) barcode's message \(why), so it is shown as text.",
+                     detail: detail)
     }
 
     static func encoderFailed(_ format: BarcodeFormat, status: Int32, text: String) -> BarcodeError {

@@ -2,8 +2,8 @@
 /// (`quietZone` says how many light modules a renderer adds each side). Nothing here is scaled or
 /// smoothed: a renderer draws each module as an integer number of pixels, nearest-neighbour.
 ///
-/// A linear code (Code 128) is one row of bars repeated `height` times (see
-/// `BarcodeEncoder.defaultBarHeight`); `withBarHeight` changes it.
+/// A linear code (Code 128, Code 39, Codabar, EAN-13, ITF) is one row of bars repeated `height`
+/// times (see `BarcodeEncoder.defaultBarHeight`); `withBarHeight` changes it.
 package struct BarcodeMatrix: Sendable, Equatable {
     package let format: BarcodeFormat
     package let width: Int

@@ -5,7 +5,7 @@
 /// so a module comes out roughly square.
 package struct TerminalBarcode: Sendable {
     /// Bar height of a linear code drawn in a terminal, in modules (10 lines): zint's 50X would take
-    /// 25 lines, and phone scanners read Code 128 by its width.
+    /// 25 lines, and phone scanners read a linear code by its width.
     package static let linearBarHeight = 20
 
     package let matrix: BarcodeMatrix

@@ -10,7 +10,8 @@ package struct BarcodeModules: Sendable, Equatable {
     /// Row-major, `width × height`.
     package var dark: [Bool]
 
-    /// A 1-D symbol (Code 128): its rows are drawn stretched to a bar height.
+    /// A 1-D symbol (Code 128, Code 39, Codabar, EAN-13, ITF): its rows are drawn stretched to a
+    /// bar height.
     package var isLinear: Bool
 
     package init(width: Int, height: Int, quietX: Int, quietY: Int, dark: [Bool], isLinear: Bool) {
@@ -52,7 +53,7 @@ package struct CardBarcode: Sendable, Equatable {
         case text(message: String, reason: String)
     }
 
-    /// "QR", "PDF417", "Aztec", "Code128".
+    /// "QR", "PDF417", "Aztec", "Code128", "Code39", "Codabar", "EAN13", "I2of5".
     package var format: String
     package var content: Content
     package var altText: String?

@@ -50,6 +50,7 @@ package struct Problem: Sendable, Equatable, CustomStringConvertible {
         case unknownBarcodeEncoding = "unknown-barcode-encoding"
         case barcodeMessageUnrepresentable = "barcode-message-unrepresentable"
         case barcodeMessageTooLong = "barcode-message-too-long"
+        case barcodeMessageInvalid = "barcode-message-invalid"
         case barcodeEncoderFailed = "barcode-encoder-failed"
 
         // MARK: Rendering (RenderProblem)

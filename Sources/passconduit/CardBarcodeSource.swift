@@ -49,13 +49,18 @@ enum CardBarcodeSource {
                               quietY: matrix.quietZone.vertical, dark: dark, isLinear: matrix.format.isLinear)
     }
 
-    /// "QR", "PDF417", "Aztec", "Code128": the card's short names.
+    /// "QR", "PDF417", "Aztec", "Code128", "Code39", "Codabar", "EAN13", "I2of5": the card's short
+    /// names (Apple's, without the "PKBarcodeFormat" prefix).
     static func formatName(_ format: BarcodeFormat) -> String {
         switch format {
         case .qr: return "QR"
         case .pdf417: return "PDF417"
         case .aztec: return "Aztec"
         case .code128: return "Code128"
+        case .code39: return "Code39"
+        case .codabar: return "Codabar"
+        case .ean13: return "EAN13"
+        case .itf: return "I2of5"
         }
     }
 }

@@ -42,7 +42,7 @@ final class BarcodeEncoderTests: XCTestCase {
             XCTAssertThrowsError(try BarcodeEncoder.matrix(for: long)) { error in
                 let e = error as? BarcodeError
                 XCTAssertEqual(e?.code, .tooLong, format.name)
-                XCTAssertEqual(e?.message, "The barcode's message is too long for a \(format.name) code, so it is shown as text.")
+                XCTAssertEqual(e?.message, "The barcode's message is too long for \(format.article) \(format.name) code, so it is shown as text.")
             }
             // A megabyte message is refused as quickly.
             let huge = PassBarcode(format: format.rawValue, message: String(repeating: "\u{E9}", count: 1 << 20))
@@ -69,7 +69,8 @@ final class BarcodeEncoderTests: XCTestCase {
     }
 
     func testGarbageFormatsAreUnsupported() {
-        for format in ["", "PKBarcodeFormat", "<script>", "PKBarcodeFormatCode39", String(repeating: "Q", count: 100_000)] {
+        for format in ["", "PKBarcodeFormat", "<script>", "PKBarcodeFormatDataMatrix", "PKBarcodeFormatCode39\u{0}",
+                       String(repeating: "Q", count: 100_000)] {
             XCTAssertThrowsError(try BarcodeEncoder.matrix(for: PassBarcode(format: format, message: "A"))) { error in
                 let e = error as? BarcodeError
                 XCTAssertEqual(e?.code, .unsupportedFormat)

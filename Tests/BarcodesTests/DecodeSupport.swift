@@ -144,6 +144,10 @@ extension BarcodeFormat {
         case .pdf417: return "PDF417"
         case .aztec: return "Aztec"
         case .code128: return "Code128"
+        case .code39: return "Code39"
+        case .codabar: return "Codabar"
+        case .ean13: return "EAN13"
+        case .itf: return "ITF"
         }
     }
 }

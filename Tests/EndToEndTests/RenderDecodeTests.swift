@@ -3,7 +3,8 @@ import XCTest
 
 /// The barcodes `render` draws really scan: every real pass with a barcode (corpus/pkpass-real)
 /// and every sample (Samples/passes and Samples/barcode-passes: non-ASCII Latin-1, binary
-/// payloads with NULs and every byte value, UTF-8, windows-1252, Shift_JIS, long Code 128), drawn
+/// payloads with NULs and every byte value, UTF-8, windows-1252, Shift_JIS, long Code 128, and
+/// iOS 27's Code 39, Codabar, EAN-13 and ITF), drawn
 /// as PNG (2×, and 1× and 3× for the barcode samples), as PDF (the front at true size, the whole page
 /// rasterized by poppler's pdftoppm at 300 dpi) and as terminal half blocks (`render --format terminal`, turned back
 /// into pixels), decoded by zxing-cpp searching every symbology: exactly one symbol, in the
@@ -26,17 +27,18 @@ final class RenderDecodeTests: XCTestCase {
 
     struct Expected {
         var hex: String
-        /// zxing-cpp's name: QRCode, Aztec, PDF417, Code128.
+        /// zxing-cpp's name: QRCode, Aztec, PDF417, Code128, Code39, Codabar, EAN13, ITF.
         var format: String
     }
 
     /// What each pass's barcode must decode to, worked out independently in Python: Wallet's
-    /// choice (first of `barcodes` with a supported format, else the legacy `barcode`) and the
+    /// choice (first of `barcodes` with a format Wallet 27 draws, else the legacy `barcode`) and the
     /// message encoded with its messageEncoding (default iso-8859-1) by Python's codecs.
     static let expectScript = #"""
     import json, re, sys, zipfile
     formats = {"pkbarcodeformatqr": "QRCode", "pkbarcodeformatpdf417": "PDF417", "pkbarcodeformataztec": "Aztec",
-               "pkbarcodeformatcode128": "Code128"}
+               "pkbarcodeformatcode128": "Code128", "pkbarcodeformatcode39": "Code39", "pkbarcodeformatcodabar": "Codabar",
+               "pkbarcodeformatean13": "EAN13", "pkbarcodeformati2of5": "ITF"}
     def fmt(b):
         f = b.get("format")
         return formats.get(f.lower()) if isinstance(f, str) else None
@@ -86,7 +88,7 @@ final class RenderDecodeTests: XCTestCase {
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
             let c = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard c.count >= 3 else { return nil }
-            let format = ["QR": "QRCode", "Aztec": "Aztec", "PDF417": "PDF417", "Code128": "Code128"][c[1]] ?? c[1]
+            let format = ["QR": "QRCode", "Aztec": "Aztec", "PDF417": "PDF417", "Code128": "Code128", "I2of5": "ITF"][c[1]] ?? c[1]
             return (c[0], format, c[2])
         }
     }
@@ -144,7 +146,10 @@ final class RenderDecodeTests: XCTestCase {
             barcodeSamples.append(path)
         }
         XCTAssertGreaterThanOrEqual(withBarcode.count, 80, "the corpus and samples carry barcodes")
-        XCTAssertGreaterThanOrEqual(barcodeSamples.count, 18)
+        XCTAssertGreaterThanOrEqual(barcodeSamples.count, 25)
+        for format in ["Code39", "Codabar", "EAN13", "ITF"] {
+            XCTAssertTrue(barcodeSamples.contains { expected[$0]?.format == format }, "a \(format) sample is decoded")
+        }
 
         // PNG 2×: all at once through `scan --render`, which writes <sha256>.png per pass.
         let pngDir = sandbox.dir.appendingPathComponent("png")
@@ -195,13 +200,22 @@ final class RenderDecodeTests: XCTestCase {
     }
 
     /// A message that cannot be drawn (too long, not representable, unknown charset, a format
-    /// Wallet does not draw) is shown as text with a line saying why, in every output.
+    /// Wallet does not draw, a symbology's rule broken) is shown as text with a line saying why,
+    /// in every output.
     func testUndrawableBarcodesShowTheTextAndWhy() throws {
         let cases: [(String, String)] = [
             ("qr-too-long.pkpass", "too long for a QR code"),
             ("unrepresentable-latin1.pkpass", "has a character its character set"),
             ("hostile-encoding.pkpass", "character set is unknown"),
             ("unsupported-only.pkpass", "not one Wallet draws"),
+            // iOS 27's formats, each rule broken once (issue 40, Bad input): the sentence, never
+            // a drawing of other bytes (nor the QR listed after the EAN-13).
+            ("ean13-wrong-check.pkpass", "ends in the check digit 2, but its first 12 digits make 1"),
+            ("ean13-eight-digits.pkpass", "has 8 digits, and an EAN-13 code holds 12 and a check digit"),
+            ("codabar-start-only.pkpass", "has a start character (A, B, C or D) without a stop character"),
+            ("code39-lower-case.pkpass", "has a character Code 39 cannot hold"),
+            ("itf-odd.pkpass", "has an odd number of digits (5)"),
+            ("code39-too-long.pkpass", "too long for a Code 39 code"),
         ]
         for (file, why) in cases {
             let path = Run.sample("barcode-passes/" + file)

@@ -92,8 +92,40 @@ final class TerminalBarcodeTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("Price 5 €"), run.stdout)
         let unsupported = try add("unsupported-only.pkpass")
         let other = try sandbox.runOnTerminal("show", [unsupported], answers: [], colour: true)
-        XCTAssertTrue(other.stdout.contains("The barcode's format is not one Wallet draws (QR, PDF417, Aztec, Code 128), so it is shown as text."), other.stdout)
+        XCTAssertTrue(other.stdout.contains("The barcode's format is not one Wallet draws (QR, PDF417, Aztec, Code 128, Code 39, Codabar, EAN-13 and ITF), so it is shown as text."), other.stdout)
         XCTAssertTrue(other.stdout.contains("A123456B"), other.stdout)
+    }
+
+    /// iOS 27's formats on a real terminal (issue 40 item 3), on signed event tickets made from
+    /// the sample one: Apple's `[Codabar, QR]` draws the Codabar (before: the QR), and an EAN-13,
+    /// a Code 39 and an ITF draw and scan to their bytes; an EAN-13 with a wrong check digit says
+    /// so and shows its text, not the QR after it.
+    func testShowDrawsTheIOS27FormatsWhenFirst() throws {
+        func item(_ format: String, _ message: String) -> [String: Any] {
+            ["format": "PKBarcodeFormat" + format, "message": message, "messageEncoding": "iso-8859-1"]
+        }
+        let edits: [[String: Any]] = [
+            ["serialNumber": "IOS27-CODABAR", "barcodes": [item("Codabar", "123456789"), item("QR", "123456789")]],
+            ["serialNumber": "IOS27-EAN13", "barcodes": [item("EAN13", "400638133393"), item("QR", "400638133393")]],
+            ["serialNumber": "IOS27-CODE39", "barcodes": [item("Code39", "EVT-0042")]],
+            ["serialNumber": "IOS27-ITF", "barcodes": [item("I2of5", "00012345678905")]],
+            ["serialNumber": "IOS27-BAD-EAN13", "barcodes": [item("EAN13", "4006381333932"), item("QR", "4006381333932")]],
+        ]
+        let passes = try HandOn.forgeMany(edits: edits, in: sandbox.dir)
+        XCTAssertEqual(try sandbox.run("add", ["--yes"] + passes.map(\.path)).status, 0)
+        let hex = { (s: String) in Array(s.utf8).map { String(format: "%02x", $0) }.joined() }
+        let type = "pass.org.passconduit.event/"
+        for (serial, want) in [("IOS27-CODABAR", "Codabar \(hex("123456789"))"), ("IOS27-EAN13", "EAN13 \(hex("4006381333931"))"),
+                               ("IOS27-CODE39", "Code39 \(hex("EVT-0042"))"), ("IOS27-ITF", "ITF \(hex("00012345678905"))")] {
+            let run = try sandbox.runOnTerminal("show", [type + serial], answers: [], colour: true, extraEnvironment: ["COLUMNS": "400"])
+            XCTAssertEqual(run.status, 0, run.stdout)
+            XCTAssertEqual(try decode(run.stdout), [want], serial)
+        }
+        let bad = try sandbox.runOnTerminal("show", [type + "IOS27-BAD-EAN13"], answers: [], colour: true, extraEnvironment: ["COLUMNS": "400"])
+        XCTAssertFalse(bad.stdout.contains(Self.on), bad.stdout)
+        XCTAssertTrue(bad.stdout.contains("The EAN-13 barcode's message ends in the check digit 2, but its first 12 digits make 1, so it is shown as text."),
+                      bad.stdout)
+        XCTAssertTrue(bad.stdout.contains("4006381333932"), bad.stdout)
     }
 
     func testAddFlowDrawsBinaryAztecThatScansToItsBytes() throws {

@@ -34,6 +34,8 @@ final class ProblemTests: XCTestCase {
             ("BarcodeError unrepresentable", BarcodeError.unrepresentable("€", offset: 1, encoding: "ISO-8859-1")),
             ("BarcodeError tooLong", BarcodeError.tooLong(.qr, bytes: 5000, limit: 2953)),
             ("BarcodeError encoderFailed", BarcodeError.encoderFailed(.qr, status: 5, text: "zint says no")),
+            ("BarcodeError invalidMessage", BarcodeError.invalidMessage(.ean13, "ends in the check digit 2, but its first 12 digits make 1",
+                                                                        detail: "check digit 2, expected 1")),
         ]
         for code in [FilterError.Code.inputFailed, .spoolFailed, .badArgument, .badConfig, .scanFailed, .libraryUnavailable,
                      .libraryFailed, .deadline, .outputFailed] {
