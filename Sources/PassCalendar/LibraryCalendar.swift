@@ -36,6 +36,10 @@ package enum LibraryCalendar {
             for skipped in result.skipped {
                 warnings.append("\(name ?? stored.id.description): the date \(skipped.date.debugDescription) \(skipped.reason)")
             }
+            if result.upcomingLeftOut > 0 {
+                let total = result.upcomingLeftOut + info.document.upcomingPassInformation.count
+                warnings.append("\(name ?? stored.id.description): \(result.upcomingLeftOut) of its \(total) upcoming events are left out (the first \(info.document.upcomingPassInformation.count) are written)")
+            }
             if result.events.isEmpty, let name { dateless.append(name) }
             events += result.events
         }

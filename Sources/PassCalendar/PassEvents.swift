@@ -6,7 +6,9 @@ import Support
 /// multi-day pass); otherwise the semantics' own times (`eventStartDate`/`eventEndDate`, or for a
 /// boarding pass `currentDepartureDate`/`currentArrivalDate`, falling back to the original
 /// times), which say when the thing happens rather than when to remind; otherwise the one
-/// `relevantDates` entry, otherwise `relevantDate`. A pass with none of these has no event.
+/// `relevantDates` entry, otherwise `relevantDate`. A pass with none of these has no event of its
+/// own. Then each `upcomingPassInformation` entry (iOS 26: more events on one pass) with a date is
+/// an event of its own (`upcomingEvents`).
 package enum PassEvents {
     /// A date that could not be used, and why (for a warning line).
     package struct Skipped: Sendable, Equatable {
@@ -14,7 +16,25 @@ package enum PassEvents {
         package var reason: String
     }
 
-    package static func events(of pass: PassInfo, sequence: Int, stamp: Date) -> (events: [PassEvent], skipped: [Skipped]) {
+    /// The pass's events, the dates that could not be used, and how many upcoming entries past
+    /// `PassLimits.maxUpcomingEntries` were left out (the model reads only that many).
+    package static func events(of pass: PassInfo, sequence: Int, stamp: Date)
+        -> (events: [PassEvent], skipped: [Skipped], upcomingLeftOut: Int) {
+        var (events, skipped) = ownEvents(of: pass, sequence: sequence, stamp: stamp)
+        let upcoming = upcomingEvents(of: pass, sequence: sequence, stamp: stamp)
+        events += upcoming.events
+        skipped += upcoming.skipped
+        return (events, skipped, pass.document.upcomingLeftOut)
+    }
+
+    /// The identity every UID of a pass starts with: the first 32 hex digits of the SHA-256 of
+    /// its type and serial number.
+    static func identity(_ document: PassDocument) -> Substring {
+        Digest.hex(.sha256, Array("\(document.passTypeIdentifier)\u{0}\(document.serialNumber)".utf8)).prefix(32)
+    }
+
+    /// The events of the pass itself (as before upcoming entries existed).
+    static func ownEvents(of pass: PassInfo, sequence: Int, stamp: Date) -> (events: [PassEvent], skipped: [Skipped]) {
         let document = pass.document
         let semantics = document.semantics?.object ?? [:]
         var skipped: [Skipped] = []
@@ -52,36 +72,43 @@ package enum PassEvents {
         let summary = Self.summary(pass, semantics: semantics)
         let description = Self.description(pass)
         let (location, geo) = Self.place(pass, semantics: semantics)
-        let identity = Digest.hex(.sha256, Array("\(document.passTypeIdentifier)\u{0}\(document.serialNumber)".utf8))
+        let identity = Self.identity(document)
         var events: [PassEvent] = []
         for (n, slot) in slots.enumerated() {
-            guard let start = CalendarTime(slot.start) else {
-                skipped.append(Skipped(date: slot.start.text, reason: "lies outside the years 1-9999"))
-                continue
-            }
-            var end = slot.end.flatMap(CalendarTime.init)
-            if let e = slot.end, end == nil {
-                skipped.append(Skipped(date: e.text, reason: "lies outside the years 1-9999; the event has no end"))
-            }
-            // An end must be of the same kind as the start and after it (RFC 5545 §3.6.1); a whole
-            // day's end is the day after its last day.
-            if let e = end {
-                if e.isDay != start.isDay {
-                    end = nil
-                } else if e.isDay {
-                    end = e.sortKey >= start.sortKey ? e.nextDay : nil
-                } else if e.sortKey <= start.sortKey {
-                    end = nil
-                }
-                if end == nil, let text = slot.end?.text {
-                    skipped.append(Skipped(date: text, reason: "is not after the start (\(slot.start.text)); the event has no end"))
-                }
-            }
-            events.append(PassEvent(uid: "\(identity.prefix(32))-\(n)@passconduit", start: start, end: end,
+            guard let times = Self.times(slot.start, slot.end, skipped: &skipped) else { continue }
+            let (start, end) = times
+            events.append(PassEvent(uid: "\(identity)-\(n)@passconduit", start: start, end: end,
                                     summary: summary, description: description, location: location, geo: geo,
                                     cancelled: document.voided, sequence: sequence, stamp: stamp))
         }
         return (events, skipped)
+    }
+
+    /// A start and an end as a calendar writes them; nil (with the reason in `skipped`) when the
+    /// start lies outside the years 1-9999. An end must be of the same kind as the start and after
+    /// it (RFC 5545 §3.6.1), else the event has none; a whole day's end is the day after its last day.
+    static func times(_ startDate: PassDate, _ endDate: PassDate?, skipped: inout [Skipped]) -> (CalendarTime, CalendarTime?)? {
+        guard let start = CalendarTime(startDate) else {
+            skipped.append(Skipped(date: startDate.text, reason: "lies outside the years 1-9999"))
+            return nil
+        }
+        var end = endDate.flatMap(CalendarTime.init)
+        if let e = endDate, end == nil {
+            skipped.append(Skipped(date: e.text, reason: "lies outside the years 1-9999; the event has no end"))
+        }
+        if let e = end {
+            if e.isDay != start.isDay {
+                end = nil
+            } else if e.isDay {
+                end = e.sortKey >= start.sortKey ? e.nextDay : nil
+            } else if e.sortKey <= start.sortKey {
+                end = nil
+            }
+            if end == nil, let text = endDate?.text {
+                skipped.append(Skipped(date: text, reason: "is not after the start (\(startDate.text)); the event has no end"))
+            }
+        }
+        return (start, end)
     }
 
     /// The event's name: the event, the flight or journey, else "Organization: description".

@@ -15,6 +15,8 @@ package struct PassDocument: Sendable, Equatable {
         package var auxiliaryFields: [PassField] = []
         package var backFields: [PassField] = []
         package var additionalInfoFields: [PassField] = []
+        /// iOS 27's `footerFields` (poster generic passes): the first one is also the auxiliary row.
+        package var footerFields: [PassField] = []
         package var transitType: String?
 
         package var all: [PassField] {
@@ -93,14 +95,29 @@ package struct PassDocument: Sendable, Equatable {
     package var eventLogoText: String?
     package var groupingIdentifier: String?
     package var preferredStyleSchemes: [String]
+    /// `semantics` as written (the calendar and the library's times read it).
     package var semantics: JSONValue?
-    package var upcomingPassInformation: JSONValue?
+    /// `semantics` typed; nil when absent or not a dictionary (a warning says so).
+    package var semanticTags: PassSemantics?
+    /// `upcomingPassInformation` (iOS 26), typed, at most `PassLimits.maxUpcomingEntries` of them.
+    package var upcomingPassInformation: [UpcomingPassEntry]
+    /// Entries of `upcomingPassInformation` past the limit, left out of the model.
+    package var upcomingLeftOut: Int
+    /// `featuredActions` (iOS 27) as written, also the ones Wallet would not show
+    /// (`FeaturedAction.shown` picks those).
+    package var featuredActions: [FeaturedAction]
+    /// iOS 27's SF Symbol logo (`logoSymbolName`): no SF Symbols on Linux, so logo text is drawn.
+    package var logoSymbolName: String?
     // Web service, NFC, URLs
     package var webServiceURL: String?
     package var authenticationToken: String?
     package var nfc: NFC?
-    /// The iOS 18 event-guide and iOS 26 boarding-pass URL/contact keys that are present.
+    /// The iOS 18 event-guide and iOS 26 boarding-pass URL/contact keys that are present, by name
+    /// (`linkList` has them typed).
     package var links: [String: String]
+    /// The fields of every style dictionary present (`fields` is the one of `kind`): a poster
+    /// generic pass with a classic fallback has both.
+    package var fieldsByStyle: [PassKind: Fields]
     /// Top-level keys this model does not know (ignored, as Wallet ignores them).
     package var unknownKeys: [String]
     /// The first thing Wallet would refuse, if any (missing-required-key, unsupported-format-version).
@@ -108,14 +125,12 @@ package struct PassDocument: Sendable, Equatable {
     /// Things tolerated on the way (wrong-typed optional keys, malformed field items).
     package var warnings: [String]
 
-    static let linkKeys: [String] = [
-        "bagPolicyURL", "orderFoodURL", "parkingInformationURL", "directionsInformationURL", "purchaseParkingURL",
-        "merchandiseURL", "transitInformationURL", "accessibilityURL", "addOnURL", "contactVenueEmail",
-        "contactVenuePhoneNumber", "contactVenueWebsite", "transferURL", "sellURL", "changeSeatURL",
-        "entertainmentURL", "purchaseAdditionalBaggageURL", "purchaseLoungeAccessURL", "purchaseWifiURL",
-        "upgradeURL", "managementURL", "registerServiceAnimalURL", "reportLostBagURL", "requestWheelchairURL",
-        "transitProviderEmail", "transitProviderPhoneNumber", "transitProviderWebsiteURL",
-    ]
+    /// Every URL/contact key Wallet shows below a pass (`trackBagsURL` was missing, so it was an
+    /// unknown key and the scrubber kept it).
+    static let linkKeys: [String] = PassLinkKey.allCases.map(\.rawValue)
+
+    /// The links present, typed, in `PassLinkKey` order.
+    package var linkList: [PassLink] { PassLink.list(links) }
 
     static let knownKeys: Set<String> = Set([
         "formatVersion", "passTypeIdentifier", "serialNumber", "teamIdentifier", "organizationName", "description",
@@ -124,21 +139,22 @@ package struct PassDocument: Sendable, Equatable {
         "backgroundColor", "foregroundColor", "labelColor", "stripColor", "footerBackgroundColor",
         "suppressHeaderDarkening", "useAutomaticColors", "suppressStripShine", "sharingProhibited", "logoText",
         "eventLogoText", "groupingIdentifier", "preferredStyleSchemes", "semantics", "upcomingPassInformation",
-        "webServiceURL", "authenticationToken", "nfc",
+        "webServiceURL", "authenticationToken", "nfc", "featuredActions", "logoSymbolName",
     ] + PassKind.allCases.map(\.rawValue) + linkKeys)
 
     /// Reads pass.json bytes: `.failure` only when they are not a JSON object (bad-json); a readable
     /// object gives a document whose `problem` says what Wallet would refuse.
-    static func parse(_ bytes: [UInt8], maxDepth: Int) -> Result<PassDocument, PassError> {
+    static func parse(_ bytes: [UInt8], maxDepth: Int,
+                      maxUpcomingEntries: Int = PassLimits.default.maxUpcomingEntries) -> Result<PassDocument, PassError> {
         switch JSONReader.parse(bytes, maxDepth: maxDepth) {
         case .failure(let f): return .failure(.badJSON("pass.json", f.description))
         case .success(let json):
             guard let object = json.object else { return .failure(.badJSON("pass.json", "is not a JSON object")) }
-            return .success(PassDocument(object))
+            return .success(PassDocument(object, maxUpcomingEntries: maxUpcomingEntries))
         }
     }
 
-    init(_ o: [String: JSONValue]) {
+    init(_ o: [String: JSONValue], maxUpcomingEntries: Int = PassLimits.default.maxUpcomingEntries) {
         var warnings: [String] = []
         var problem: PassError?
         func required(_ key: String) -> String {
@@ -188,16 +204,17 @@ package struct PassDocument: Sendable, Equatable {
             if formatVersion != 1, problem == nil { problem = .unsupportedFormatVersion(v.text ?? "not a number") }
         }
 
-        var fields = Fields()
         styles = PassKind.allCases.filter { o[$0.rawValue] != nil }
         kind = styles.first
-        if let kind {
-            let style = o[kind.rawValue]?.object ?? [:]
+        var byStyle: [PassKind: Fields] = [:]
+        for style in styles {
+            let dict = o[style.rawValue]?.object ?? [:]
+            var fields = Fields()
             func group(_ key: String) -> [PassField] {
-                guard let items = style[key]?.array else { return [] }
+                guard let items = dict[key]?.array else { return [] }
                 return items.compactMap { item in
                     let f = PassField(item)
-                    if f == nil { warnings.append("\(kind.rawValue).\(key) has an item without a key") }
+                    if f == nil { warnings.append("\(style.rawValue).\(key) has an item without a key") }
                     return f
                 }
             }
@@ -207,19 +224,24 @@ package struct PassDocument: Sendable, Equatable {
             fields.auxiliaryFields = group("auxiliaryFields")
             fields.backFields = group("backFields")
             fields.additionalInfoFields = group("additionalInfoFields")
+            fields.footerFields = group("footerFields")
             // A poster generic pass has a footer instead of secondary and auxiliary rows; Wallet
             // draws its first footer field at the bottom of the face, where the auxiliary row is.
-            if kind == .posterGeneric, fields.auxiliaryFields.isEmpty {
-                fields.auxiliaryFields = Array(group("footerFields").prefix(1))
+            if style == .posterGeneric, fields.auxiliaryFields.isEmpty {
+                fields.auxiliaryFields = Array(fields.footerFields.prefix(1))
             }
-            fields.transitType = style["transitType"]?.string
-            if kind == .boardingPass, fields.transitType == nil, problem == nil {
+            fields.transitType = dict["transitType"]?.string
+            byStyle[style] = fields
+        }
+        fieldsByStyle = byStyle
+        if let kind {
+            if kind == .boardingPass, byStyle[kind]?.transitType == nil, problem == nil {
                 problem = .missingRequiredKey("boardingPass.transitType")
             }
         } else if problem == nil {
             problem = .missingStyle()
         }
-        self.fields = fields
+        self.fields = kind.flatMap { byStyle[$0] } ?? Fields()
 
         appLaunchURL = o["appLaunchURL"]?.string
         associatedStoreIdentifiers = ints("associatedStoreIdentifiers")
@@ -261,7 +283,52 @@ package struct PassDocument: Sendable, Equatable {
         groupingIdentifier = o["groupingIdentifier"]?.text
         preferredStyleSchemes = (o["preferredStyleSchemes"]?.array ?? []).compactMap(\.string)
         semantics = o["semantics"]
-        upcomingPassInformation = o["upcomingPassInformation"]
+        semanticTags = PassSemantics.read(o["semantics"], path: "semantics", warnings: &warnings)
+        var upcoming: [UpcomingPassEntry] = []
+        var upcomingLeftOut = 0
+        if let value = o["upcomingPassInformation"] {
+            if let items = value.array {
+                for (i, item) in items.enumerated() {
+                    guard upcoming.count < maxUpcomingEntries else { upcomingLeftOut += 1; continue }
+                    guard let entry = item.object else {
+                        warnings.append("upcomingPassInformation[\(i)] is \(JSONDictionaryReader.kind(item)), not an object; it is ignored")
+                        continue
+                    }
+                    upcoming.append(UpcomingPassEntry(entry, path: "upcomingPassInformation[\(i)]", warnings: &warnings))
+                }
+                if upcomingLeftOut > 0 {
+                    warnings.append("upcomingPassInformation has \(items.count) entries: the first \(maxUpcomingEntries) are read, \(upcomingLeftOut) left out")
+                }
+            } else {
+                warnings.append("upcomingPassInformation is \(JSONDictionaryReader.kind(value)), not a list; it is ignored")
+            }
+        }
+        upcomingPassInformation = upcoming
+        self.upcomingLeftOut = upcomingLeftOut
+        var actions: [FeaturedAction] = []
+        if let value = o["featuredActions"] {
+            if let items = value.array {
+                for (i, item) in items.enumerated() {
+                    guard let entry = item.object else {
+                        warnings.append("featuredActions[\(i)] is \(JSONDictionaryReader.kind(item)), not an object; it is ignored")
+                        continue
+                    }
+                    let action = FeaturedAction(entry, path: "featuredActions[\(i)]", warnings: &warnings)
+                    if let reason = action.leftOutReason {
+                        warnings.append("featuredActions[\(i)] is left out: \(reason)")
+                    }
+                    actions.append(action)
+                }
+                let usable = actions.filter { $0.leftOutReason == nil }.count
+                if usable > FeaturedAction.maxShown {
+                    warnings.append("featuredActions has \(usable) actions: Wallet shows the first \(FeaturedAction.maxShown)")
+                }
+            } else {
+                warnings.append("featuredActions is \(JSONDictionaryReader.kind(value)), not a list; it is ignored")
+            }
+        }
+        featuredActions = actions
+        logoSymbolName = o["logoSymbolName"]?.string
         webServiceURL = o["webServiceURL"]?.string
         authenticationToken = o["authenticationToken"]?.text
         nfc = o["nfc"]?.object.map {

@@ -11,7 +11,7 @@ package enum PassFuzzing {
             let v = opener.open(body)
             return v.status.hashValue &+ (v.pass?.allFields.count ?? 0)  // &+: a checksum, overflow is fine
         case 1:
-            switch PassDocument.parse(body, maxDepth: opener.limits.maxJSONDepth) {
+            switch PassDocument.parse(body, maxDepth: opener.limits.maxJSONDepth, maxUpcomingEntries: opener.limits.maxUpcomingEntries) {
             case .success(let d):
                 let fields = d.fields.all.map { FieldRenderer.render($0, localize: { $0 }) }
                 return fields.reduce(0) { $0 &+ $1.value.utf8.count }  // &+: checksum

@@ -18,6 +18,10 @@ package struct PassLimits: Sendable, Equatable {
     package var maxJSONDepth: Int = 64
     /// `.pkpass` members of a `.pkpasses` bundle. Stops a bundle from multiplying the work per message.
     package var maxBundleMembers: Int = 64
+    /// Entries of `upcomingPassInformation` read into the model (a baseball season is 81 home
+    /// games). Stops a pass of thousands of entries from multiplying the work of every view and
+    /// of the calendar; the rest are counted (`PassDocument.upcomingLeftOut`) and said.
+    package var maxUpcomingEntries: Int = 100
 
     package init() {}
 

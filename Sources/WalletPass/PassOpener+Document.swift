@@ -9,7 +9,7 @@ extension PassOpener {
     package static func document(of bytes: [UInt8], limits: PassLimits) -> PassDocument? {
         guard case .success(let archive) = PassArchive.open(bytes, limits: limits),
               let json = archive["pass.json"],
-              case .success(let document) = PassDocument.parse(json, maxDepth: limits.maxJSONDepth)
+              case .success(let document) = PassDocument.parse(json, maxDepth: limits.maxJSONDepth, maxUpcomingEntries: limits.maxUpcomingEntries)
         else { return nil }
         return document
     }

@@ -55,7 +55,7 @@ package struct PassOpener: Sendable {
         var notes: [String] = []
         let document: PassDocument?
         let documentError: PassError?
-        switch PassDocument.parse(passJSON, maxDepth: limits.maxJSONDepth) {
+        switch PassDocument.parse(passJSON, maxDepth: limits.maxJSONDepth, maxUpcomingEntries: limits.maxUpcomingEntries) {
         case .success(let d):
             document = d
             documentError = d.problem

@@ -8,11 +8,13 @@ import Support
 /// markup of an attributed value keeps its tags and attributes, a link's address becomes a
 /// placeholder), barcode messages and alt texts (same length and kinds of characters, so the same
 /// symbology still encodes them), the serial number, the authentication token, the grouping
-/// identifier (often a booking reference), the description and logo text, the relevant texts of
-/// locations and beacons, the coordinates of locations (0, 0), every date (relevant dates,
-/// expiry, semantics: 2001-01-01 in the same shape, an expiry still in the future 2099-01-01),
-/// URLs and contact links, the NFC message, every string in `userInfo`, `semantics` (of the pass
-/// and of fields) and `upcomingPassInformation` except a few enumerations. In `pass.strings` only the
+/// identifier (often a booking reference), the description, logo text and event logo text, the
+/// relevant texts of locations and beacons, the coordinates of locations (0, 0), every date
+/// (relevant dates, expiry, semantics: 2001-01-01 in the same shape, an expiry still in the
+/// future 2099-01-01), URLs and contact links (every `PassLinkKey`), the NFC message, every string
+/// in `userInfo`, `semantics` (of the pass and of fields) and `upcomingPassInformation` except a
+/// few enumerations (an entry's fields keep their keys and labels), `featuredActions` but their
+/// types, and every value under a top-level key `PassDocument` does not know. In `pass.strings` only the
 /// translations of what stays (the organization name, labels, change messages) are kept; every
 /// other entry (the translation of a replaced value, or a key no field uses any more, which may
 /// greet the holder by name) gets a placeholder key and value. Kept: the organization name, labels,
@@ -40,7 +42,8 @@ package struct PassScrubber {
 
     static let urlPlaceholder = "https://example.invalid/scrubbed"
     /// Semantic values that name kinds of things, not people: kept so a report still says what the pass is.
-    static let keptSemanticKeys: Set<String> = ["eventType", "currencyCode", "transitStatus", "seatType"]
+    /// A seat section's colour names no one either.
+    static let keptSemanticKeys: Set<String> = ["eventType", "currencyCode", "transitStatus", "seatType", "seatSectionColor"]
 
     /// The scrubbed `.pkpass`; a `PassError` when the bytes are not a pass that can be read.
     package mutating func scrub(_ bytes: [UInt8]) throws -> [UInt8] {
@@ -101,7 +104,8 @@ package struct PassScrubber {
         // groupingIdentifier is often the booking reference that ties a trip's passes together.
         // description and logoText often carry a name ("Carte de Germaine"), relevant texts a
         // greeting with one ("Bienvenue GERMAINE DUPONT").
-        for key in ["serialNumber", "authenticationToken", "groupingIdentifier", "description", "logoText"] {
+        // eventLogoText (iOS 18.1) is the poster's logoText: often the event, sometimes the holder.
+        for key in ["serialNumber", "authenticationToken", "groupingIdentifier", "description", "logoText", "eventLogoText"] {
             if let v = o[key] { o[key] = scrambled(v, replaced: &replaced) }
         }
         // Dates say when a person travels: 2001-01-01 in the same shape. An expiry still to come
@@ -136,8 +140,32 @@ package struct PassScrubber {
         for key in PassDocument.linkKeys {
             if let v = o[key] { o[key] = link(v, replaced: &replaced) }
         }
-        for key in ["userInfo", "semantics", "upcomingPassInformation"] {
+        for key in ["userInfo", "semantics"] {
             if let v = o[key] { o[key] = deep(v, replaced: &replaced) }
+        }
+        // Each upcoming event (iOS 26): its name, date, venue, seats, URLs, image addresses and
+        // field values are replaced; its type, its fields' keys and labels stay.
+        if case .array(let entries)? = o["upcomingPassInformation"] {
+            o["upcomingPassInformation"] = .array(entries.map { upcoming($0, replaced: &replaced) })
+        } else if let v = o["upcomingPassInformation"] {
+            o["upcomingPassInformation"] = deep(v, replaced: &replaced)
+        }
+        // Featured actions (iOS 27): a URL often carries a member's token; the type stays.
+        if case .array(let actions)? = o["featuredActions"] {
+            o["featuredActions"] = .array(actions.map { action in
+                guard case .object(var a) = action else { return deep(action, replaced: &replaced) }
+                for (key, value) in a where key != "type" {
+                    a[key] = key == "url" ? link(value, replaced: &replaced) : deep(value, key: key, replaced: &replaced)
+                }
+                return .object(a)
+            })
+        } else if let v = o["featuredActions"] {
+            o["featuredActions"] = deep(v, replaced: &replaced)
+        }
+        // A key Wallet has added since (or an issuer's own) may hold anything: every value under
+        // a top-level key this model does not know is replaced, its keys kept.
+        for key in o.keys where !PassDocument.knownKeys.contains(key) {
+            o[key] = deep(o[key]!, key: key, replaced: &replaced)
         }
         if case .object(var nfc)? = o["nfc"], let message = nfc["message"] {
             nfc["message"] = scrambled(message, replaced: &replaced)
@@ -175,6 +203,20 @@ package struct PassScrubber {
         return .object(f)
     }
 
+    /// One `upcomingPassInformation` entry: fields as fields (keys and labels kept), `type` kept,
+    /// everything else deep-scrubbed (names, dates, semantics, URLs, image digests).
+    private mutating func upcoming(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
+        guard case .object(var entry) = value else { return deep(value, replaced: &replaced) }
+        for (key, v) in entry where key != "type" {
+            if key == "additionalInfoFields" || key == "backFields", case .array(let fields) = v {
+                entry[key] = .array(fields.map { field($0, replaced: &replaced) })
+            } else {
+                entry[key] = deep(v, key: key, replaced: &replaced)
+            }
+        }
+        return .object(entry)
+    }
+
     private mutating func barcode(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
         guard case .object(var b) = value else { return value }
         if let v = b["message"] { b["message"] = scrambled(v, replaced: &replaced) }
@@ -182,10 +224,17 @@ package struct PassScrubber {
         return .object(b)
     }
 
-    /// A URL becomes the placeholder URL; an e-mail address or phone number keeps its shape.
+    /// A URL becomes the placeholder URL; an e-mail address or phone number keeps its shape, and
+    /// a `tel:` or `mailto:` link its scheme.
     private mutating func link(_ value: JSONValue, replaced: inout [String: String]) -> JSONValue {
         guard let s = value.string else { return scrambled(value, replaced: &replaced) }
-        return s.contains("://") ? .string(Self.urlPlaceholder) : scrambled(value, replaced: &replaced)
+        if s.contains("://") { return .string(Self.urlPlaceholder) }
+        for scheme in ["tel:", "mailto:"] where s.lowercased().hasPrefix(scheme) {
+            let new = String(s.prefix(scheme.count)) + scramble(String(s.dropFirst(scheme.count)))
+            replaced[s] = new
+            return .string(new)
+        }
+        return scrambled(value, replaced: &replaced)
     }
 
     /// Every string below `value`, except dates and the kept enumerations; numbers too (seat
@@ -350,6 +399,13 @@ package struct PassScrubber {
             for group in Self.styleGroups {
                 guard case .array(let fields)? = style[group] else { continue }
                 for case .object(let f) in fields {
+                    for key in ["label", "changeMessage"] { if let text = f[key]?.string { kept.insert(text) } }
+                }
+            }
+        }
+        for case .object(let entry) in object["upcomingPassInformation"]?.array ?? [] {
+            for group in ["additionalInfoFields", "backFields"] {
+                for case .object(let f) in entry[group]?.array ?? [] {
                     for key in ["label", "changeMessage"] { if let text = f[key]?.string { kept.insert(text) } }
                 }
             }

@@ -11,7 +11,7 @@ extension PassOpener {
     package func webService(of bytes: [UInt8]) -> PassWebService? {
         guard case .success(let archive) = PassArchive.open(bytes, limits: limits),
               let passJSON = archive["pass.json"],
-              case .success(let document) = PassDocument.parse(passJSON, maxDepth: limits.maxJSONDepth),
+              case .success(let document) = PassDocument.parse(passJSON, maxDepth: limits.maxJSONDepth, maxUpcomingEntries: limits.maxUpcomingEntries),
               let url = document.webServiceURL, !url.isEmpty,
               let token = document.authenticationToken, !token.isEmpty else { return nil }
         return PassWebService(webServiceURL: url, authenticationToken: token)

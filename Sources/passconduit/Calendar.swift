@@ -15,7 +15,11 @@ struct CalendarCommand: ParsableCommand {
         times from its semantics, or its relevantDate. The event's name comes from the semantics \
         (event name, flight and route) or the pass's description; its notes list the pass's front \
         fields; its place is the venue or departure place, with coordinates when the pass has them. \
-        An event without an end date in the pass gets none: no end time is guessed.
+        An event without an end date in the pass gets none: no end time is guessed. Each of a \
+        pass's upcomingPassInformation entries (iOS 26: several events on one pass) with a date is \
+        an event of its own, with its own name, venue and UID; a time to be announced or all day \
+        gives a whole-day event. A pass's first 100 entries are written; how many more were left \
+        out is said on standard error.
 
         Times keep the UTC offset the pass gives them (as a fixed-offset time zone), so the \
         calendar shows the same clock time as the pass; times without a zone are UTC; a date \

@@ -19,11 +19,13 @@ struct Export: ParsableCommand {
         --scrub writes a copy of one pass for a bug report. Replaced by placeholders: field \
         values (attributed values keep their tags and attributes, a link's address is \
         replaced), barcode messages and alt texts (same length and kinds of characters), the \
-        serial number, authentication token, grouping identifier, description and logo text, \
-        the relevant texts of locations and beacons, coordinates (0, 0), every date (2001-01-01 \
-        in the same shape; an expiry still to come 2099-01-01), URLs, contact links, the NFC \
-        message, the values in userInfo, semantics and upcomingPassInformation, and their \
-        translations in pass.strings. Kept: the organization name, labels, change messages, \
+        serial number, authentication token, grouping identifier, description, logo text and \
+        event logo text, the relevant texts of locations and beacons, coordinates (0, 0), every \
+        date (2001-01-01 in the same shape; an expiry still to come 2099-01-01), URLs, contact \
+        links, the NFC message, the values in userInfo, semantics, upcomingPassInformation \
+        (names, dates, venues, seats, links, image addresses, field values), featuredActions \
+        (their types stay) and any key passconduit does not know, and their translations in \
+        pass.strings. Kept: the organization name, labels, change messages, \
         keys, styles, colours, barcode formats, beacon identifiers, file names, images, sizes \
         and each pass.strings file's encoding (UTF-16 stays UTF-16 with its byte-order mark). \
         The signature is removed and the zip's comment says so: a scrubbed copy opens with "no \

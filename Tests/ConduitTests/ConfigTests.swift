@@ -32,6 +32,7 @@ final class ConfigTests: XCTestCase {
         max-unpacked-bytes = 6000
         max-compression-ratio = 50
         max-bundle-members = 3
+        max-upcoming-entries = 12
         [filter]
         apply-updates = false
         add-headers = false
@@ -53,6 +54,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.limits.pass.maxTotalBytes, 6000)
         XCTAssertEqual(config.limits.pass.maxCompressionRatio, 50)
         XCTAssertEqual(config.limits.pass.maxBundleMembers, 3)
+        XCTAssertEqual(config.limits.pass.maxUpcomingEntries, 12)
         XCTAssertFalse(config.filter.applyUpdates)
         XCTAssertFalse(config.filter.addHeaders)
         XCTAssertEqual(config.limits.filterMaxMessageBytes, 2000)

@@ -65,6 +65,59 @@ final class CalendarTests: XCTestCase {
         XCTAssertTrue(lines.first?.hasPrefix("2026-06-12 17:00|") ?? false, lines.description)
     }
 
+    /// Issue 40 item 6: a season ticket with two relevant intervals and upcoming events (iOS 26),
+    /// one of them all day, one to be decided, and a pass of 1 000 entries: each dated entry is an
+    /// event with its own UID that icalendar and khal read at the pass's time; the big pass's own
+    /// event and its first 100 entries are written and standard error says how many were left out; the verdict stays valid.
+    func testUpcomingEventsAreEventsOfTheirOwnAndAThousandAreBounded() throws {
+        let sandbox = try Sandbox()
+        let season = sandbox.dir.appendingPathComponent("season.pkpass")
+        try HandOn.forge(set: [
+            "serialNumber": "SEASON-1",
+            "relevantDates": [["startDate": "2026-06-12T19:00:00+02:00", "endDate": "2026-06-12T23:00:00+02:00"],
+                              ["startDate": "2026-06-19T19:00:00+02:00", "endDate": "2026-06-19T23:00:00+02:00"]],
+            "upcomingPassInformation": [
+                ["type": "event", "identifier": "m1", "name": "Match One",
+                 "dateInformation": ["date": "2026-07-01T20:00:00+02:00"],
+                 "semantics": ["venueName": "North Stadium", "eventEndDate": "2026-07-01T22:00:00+02:00"]],
+                ["type": "event", "identifier": "fest", "name": "Festival Day",
+                 "dateInformation": ["date": "2026-07-04T23:30:00-04:00", "isAllDay": true]],
+                ["type": "event", "identifier": "final", "name": "The Final", "dateInformation": ["isUndetermined": true]],
+            ],
+        ], to: season)
+        let big = sandbox.dir.appendingPathComponent("big.pkpass")
+        let many: [[String: Any]] = (0..<1_000).map { n in
+            ["type": "event", "identifier": "e\(n)", "name": "G\(n)",
+             "dateInformation": ["date": String(format: "2027-%02d-%02dT19:00:00Z", n / 28 % 12 + 1, n % 28 + 1)]]
+        }
+        try HandOn.forge(set: ["serialNumber": "SEASON-BIG", "upcomingPassInformation": many], to: big)
+        let scan = try sandbox.run("scan", ["--json", season.path, big.path])
+        XCTAssertEqual(scan.objects.compactMap { $0["status"] as? String }, ["valid", "valid"], scan.stdout)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", season.path, big.path]).status, 0)
+
+        let one = sandbox.dir.appendingPathComponent("season.ics")
+        let r = try sandbox.run("calendar", ["pass.org.passconduit.event/SEASON-1", "-o", one.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let events = try HandOn.checkICS([one], passes: [season])
+        XCTAssertEqual(events.compactMap { $0["summary"] as? String }.count, 4, "\(events)")
+        XCTAssertEqual(Set(events.compactMap { $0["uid"] as? String }).count, 4)
+        let match = try XCTUnwrap(events.first { ($0["summary"] as? String) == "Match One" })
+        XCTAssertEqual(match["start"] as? String, "2026-07-01T20:00:00+02:00")
+        XCTAssertEqual(match["end"] as? String, "2026-07-01T22:00:00+02:00")
+        XCTAssertEqual(match["location"] as? String, "North Stadium")
+        XCTAssertEqual(events.first { ($0["summary"] as? String) == "Festival Day" }?["start"] as? String, "2026-07-04")
+        let lines = try HandOn.khal([one], in: sandbox.dir)
+        XCTAssertEqual(lines.count, 4, lines.description)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("2026-07-01 18:00|2026-07-01 20:00|Match One|") }, lines.description)
+
+        let all = sandbox.dir.appendingPathComponent("big.ics")
+        let bounded = try sandbox.run("calendar", ["pass.org.passconduit.event/SEASON-BIG", "-o", all.path])
+        XCTAssertEqual(bounded.status, 0, bounded.stderr)
+        XCTAssertTrue(bounded.stderr.contains("900 of its 1000 upcoming events are left out (the first 100 are written)"), bounded.stderr)
+        XCTAssertTrue(bounded.stderr.contains("wrote 101 events"), "the pass's own date and 100 upcoming: \(bounded.stderr)")
+        XCTAssertEqual(try HandOn.checkICS([all], passes: [big]).count, 101)
+    }
+
     /// Hostile text in every field that reaches the .ics, and every date shape Wallet accepts.
     func testHostileStringsAndEveryDateShapeStayValidRFC5545() throws {
         let sandbox = try Sandbox()

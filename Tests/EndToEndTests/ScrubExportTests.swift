@@ -149,6 +149,119 @@ final class ScrubExportTests: XCTestCase {
         XCTAssertEqual((show.objects.first?["error"] as? [String: Any])?["code"] as? String, "missing-signature", show.stdout)
     }
 
+    /// Issue 40 item 5: the keys of iOS 18-27 on a signed poster event ticket with a poster
+    /// generic style, upcoming events, featured actions, every event guide and airline service
+    /// link, seats and an attendee, and their translations in UTF-8 and UTF-16 pass.strings: no
+    /// personal value survives, in any file, in any of the three encodings. Before, the copy
+    /// kept `eventLogoText`, `trackBagsURL`, the featured actions' URLs and identifiers, and
+    /// every key passconduit did not know, verbatim.
+    func testNoValueOfTheKeysOfIOS18To27SurvivesInAnyEncoding() throws {
+        let sandbox = try Sandbox()
+        let original = sandbox.dir.appendingPathComponent("season.pkpass")
+        var secrets = ["Ada Lovelace", "Gala for Lovelace", "tok-FA-55aa77", "fa-member-ada-0042", "PNRBAG9",
+                       "TKT-PARK-31", "Private Session Lovelace", "up-ada-1", "2026-07-01T20", "Annex Lovelace",
+                       "ORD-7781", "ada-header", "5f2bd1c0e9a8", "Backstage Lovelace", "Locker 99-ADA", "Q77",
+                       "ROW-ZZ9", "Ada-2019-Gold", "CUST-ADA-8812", "2026-06-30T18", "Gold Circle Lovelace",
+                       "Sitzung Lovelace", "Soiree Lovelace", "+44 20 7946 0958", "ada@venue.example"]
+        // Every URL and contact key Wallet shows below a pass (PassLinkKey), each with a secret.
+        let linkKeys = ["directionsInformationURL", "parkingInformationURL", "purchaseParkingURL", "transitInformationURL",
+                        "orderFoodURL", "merchandiseURL", "bagPolicyURL", "accessibilityURL", "addOnURL", "contactVenueWebsite",
+                        "transferURL", "sellURL", "managementURL", "changeSeatURL", "upgradeURL", "purchaseAdditionalBaggageURL",
+                        "trackBagsURL", "reportLostBagURL", "purchaseLoungeAccessURL", "purchaseWifiURL", "entertainmentURL",
+                        "requestWheelchairURL", "registerServiceAnimalURL", "transitProviderWebsiteURL"]
+        var edits: [String: Any] = [:]
+        for (n, key) in linkKeys.enumerated() {
+            let secret = "LNK\(n)X\(key.prefix(4).uppercased())"
+            edits[key] = "https://issuer.example/\(key)?ref=\(secret)"
+            secrets.append(secret)
+        }
+        edits["trackBagsURL"] = "https://air.example/bags?pnr=PNRBAG9"
+        edits["contactVenueEmail"] = "ada@venue.example"
+        edits["transitProviderEmail"] = "mailto:ada@venue.example"
+        edits["contactVenuePhoneNumber"] = "+44 20 7946 0958"
+        edits["transitProviderPhoneNumber"] = "tel:+44 20 7946 0958"
+        func strings(_ text: String, _ encoding: String.Encoding, bom: [UInt8]) -> String {
+            (Data(bom) + text.data(using: encoding)!).base64EncodedString()
+        }
+        let en = #""EVENT_LOGO" = "Gala for Lovelace"; "UPCOMING_NAME" = "Private Session Lovelace"; "TIER_LABEL" = "Tier";"# + "\n"
+        let de = #""EVENT_LOGO" = "Soiree Lovelace"; "UPCOMING_NAME" = "Sitzung Lovelace"; "TIER_LABEL" = "Stufe";"# + "\n"
+        let fr = #""EVENT_LOGO" = "Soiree Lovelace"; "ADMISSION" = "Gold Circle Lovelace";"# + "\n"
+        edits.merge([
+            "serialNumber": "SCRUB-2026-1",
+            "eventLogoText": "EVENT_LOGO",
+            "logoSymbolName": "ticket.circle.fill",
+            "preferredStyleSchemes": ["posterEventTicket", "eventTicket"],
+            "issuerCustomerRef": ["customer": "CUST-ADA-8812", "tier": 3],
+            "relevantDates": [["startDate": "2026-06-30T18:45:00+02:00", "endDate": "2026-06-30T23:00:00+02:00"]],
+            "featuredActions": [
+                ["identifier": "fa-member-ada-0042", "type": "membershipBenefits",
+                 "url": "https://members.example.org/benefits?token=tok-FA-55aa77"],
+                ["identifier": "fa-call", "type": "call", "url": "tel:+44 20 7946 0958"],
+            ],
+            "semantics": ["eventName": "Season Opening", "attendeeName": "Ada Lovelace", "admissionLevel": "ADMISSION",
+                          "eventType": "PKEventTypeLivePerformance",
+                          "seats": [["seatNumber": "Q77", "seatRow": "ROW-ZZ9", "seatSectionColor": "#FFD700"]]],
+            "upcomingPassInformation": [[
+                "type": "event", "identifier": "up-ada-1", "name": "UPCOMING_NAME", "isActive": true,
+                "dateInformation": ["date": "2026-07-01T20:00:00+02:00", "timeZone": "Europe/Berlin"],
+                "semantics": ["venueName": "Annex Lovelace", "venueLocation": ["latitude": 51.5, "longitude": -0.12],
+                              "seats": [["seatNumber": "Q77"]]],
+                "URLs": ["merchandiseURL": "https://shop.example/ada?order=ORD-7781"],
+                "images": ["headerImage": ["URLs": [["URL": "https://cdn.example/ada-header.png",
+                                                      "SHA256": "5f2bd1c0e9a8", "scale": 2]]],
+                           "venueMap": ["reuseExisting": true]],
+                "additionalInfoFields": [["key": "backstage", "label": "Backstage", "value": "Backstage Lovelace"]],
+            ]],
+            "eventTicket": ["primaryFields": [["key": "name", "label": "Name", "value": "Ada Lovelace"]],
+                            "additionalInfoFields": [["key": "locker", "label": "Locker", "value": "Locker 99-ADA"]]],
+            "posterGeneric": ["headerFields": [["key": "tier", "label": "TIER_LABEL", "value": "Gold Circle Lovelace"]],
+                              "footerFields": [["key": "since", "label": "Member since", "value": "Ada-2019-Gold"]]],
+            "__files__": ["en.lproj/pass.strings": strings(en, .utf8, bom: []),
+                          "de.lproj/pass.strings": strings(de, .utf16LittleEndian, bom: [0xFF, 0xFE]),
+                          "fr.lproj/pass.strings": strings(fr, .utf16BigEndian, bom: [0xFE, 0xFF])],
+        ]) { $1 }
+        try HandOn.forge(set: edits, to: original)
+        let scan = try sandbox.run("scan", ["--json", original.path])
+        XCTAssertEqual(scan.objects.first?["status"] as? String, "valid", "the new keys change no verdict: \(scan.stdout)")
+        XCTAssertEqual(try sandbox.run("add", ["--yes", original.path]).status, 0)
+        let scrubbed = sandbox.dir.appendingPathComponent("for-report.pkpass")
+        let r = try sandbox.run("export", ["pass.org.passconduit.event/SCRUB-2026-1", "--scrub", "-o", scrubbed.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+
+        // Every file, searched for each secret in UTF-8, UTF-16 LE and UTF-16 BE, by Python.
+        let find = #"""
+        import json, sys, zipfile
+        z = zipfile.ZipFile(sys.argv[1])
+        found = []
+        for n in z.namelist():
+            b = z.read(n)
+            for v in json.loads(sys.argv[2]):
+                for enc in ("utf-8", "utf-16-le", "utf-16-be"):
+                    if v.encode(enc) in b:
+                        found.append("%s: %s (%s)" % (n, v, enc))
+        print(json.dumps({"found": found, "pass": json.loads(z.read("pass.json"))}))
+        """#
+        let secretsJSON = String(decoding: try JSONSerialization.data(withJSONObject: secrets), as: UTF8.self)
+        let out = try HandOn.run("/usr/bin/python3", ["-c", find, scrubbed.path, secretsJSON])
+        XCTAssertEqual(out.status, 0, out.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["found"] as? [String], [], "personal values survived")
+        // The shape stays: what kind of action, which links, which event type, the labels.
+        let pass = try XCTUnwrap(report["pass"] as? [String: Any])
+        XCTAssertEqual((pass["featuredActions"] as? [[String: Any]])?.map { $0["type"] as? String }, ["membershipBenefits", "call"])
+        let telURL = (pass["featuredActions"] as? [[String: Any]])?.last?["url"] as? String ?? ""
+        XCTAssertTrue(telURL.hasPrefix("tel:+") && telURL.count == "tel:+44 20 7946 0958".count, "a tel: link keeps its scheme: \(telURL)")
+        XCTAssertEqual(pass["trackBagsURL"] as? String, "https://example.invalid/scrubbed")
+        XCTAssertNotEqual(pass["eventLogoText"] as? String, "EVENT_LOGO", "the event logo text is replaced")
+        XCTAssertEqual((pass["eventLogoText"] as? String)?.count, "EVENT_LOGO".count)
+        XCTAssertEqual(pass["logoSymbolName"] as? String, "ticket.circle.fill", "a symbol's name names no one")
+        let entry = try XCTUnwrap((pass["upcomingPassInformation"] as? [[String: Any]])?.first)
+        XCTAssertEqual(entry["type"] as? String, "event")
+        XCTAssertEqual((entry["additionalInfoFields"] as? [[String: Any]])?.first?["label"] as? String, "Backstage")
+        XCTAssertEqual(((pass["semantics"] as? [String: Any])?["seats"] as? [[String: Any]])?.first?["seatSectionColor"] as? String, "#FFD700")
+        XCTAssertEqual((((pass["posterGeneric"] as? [String: Any])?["footerFields"] as? [[String: Any]])?.first?["label"]) as? String, "Member since")
+    }
+
     func testScrubNamesExactlyOnePass() throws {
         let sandbox = try Sandbox()
         XCTAssertEqual(try sandbox.run("export", ["--all", "--scrub"]).status, 64)

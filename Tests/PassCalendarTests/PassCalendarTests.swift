@@ -141,6 +141,99 @@ final class PassCalendarTests: XCTestCase {
         XCTAssertNotEqual(a[0].uid, other[0].uid)
     }
 
+    // MARK: - Upcoming events (iOS 26)
+
+    /// Two relevant intervals (two events of the pass, as before) and four upcoming entries: one
+    /// at a time with its own end, one all day, one TBA, one TBD without a date (no event).
+    nonisolated(unsafe) static let season: [String: Any] = [
+        "relevantDates": [
+            ["startDate": "2026-06-12T19:00:00+02:00", "endDate": "2026-06-12T23:00:00+02:00"],
+            ["startDate": "2026-06-13T19:00:00+02:00", "endDate": "2026-06-13T23:00:00+02:00"],
+        ],
+        "semantics": ["eventName": "Opening Night", "venueName": "Main Hall"],
+        "upcomingPassInformation": [
+            ["type": "event", "identifier": "match-1", "name": "Match One",
+             "dateInformation": ["date": "2026-07-01T20:00:00+02:00", "timeZone": "Europe/Berlin"],
+             "semantics": ["venueName": "North Stadium", "venueRoom": "Block C",
+                           "venueLocation": ["latitude": 52.5, "longitude": 13.4],
+                           "eventEndDate": "2026-07-01T22:15:00+02:00"],
+             "additionalInfoFields": [["key": "gate", "label": "Gate", "value": "7"]]],
+            ["type": "event", "identifier": "festival", "name": "Festival Day",
+             "dateInformation": ["date": "2026-07-04T10:00:00-04:00", "isAllDay": true]],
+            ["type": "event", "identifier": "match-2", "name": "Match Two",
+             "dateInformation": ["date": "2026-07-08T23:30:00-04:00", "isUnannounced": true]],
+            ["type": "event", "identifier": "final", "name": "The Final", "dateInformation": ["isUndetermined": true]],
+        ],
+    ]
+
+    func testEachUpcomingEntryIsAnEventOfItsOwnBesideThePassesOwn() throws {
+        let e = try events(Self.season)
+        XCTAssertEqual(e.count, 5, "two relevant intervals and three dated entries: \(e.map(\.summary))")
+        guard e.count == 5 else { return }
+        XCTAssertEqual(e.map(\.summary), ["Opening Night", "Opening Night", "Match One", "Festival Day", "Match Two"])
+        XCTAssertEqual(Set(e.map(\.uid)).count, 5, "each its own UID")
+        XCTAssertTrue(e[0].uid.hasSuffix("-0@passconduit") && e[1].uid.hasSuffix("-1@passconduit"), "the pass's own UIDs as before")
+        XCTAssertEqual(e[2].start.property("DTSTART"), "DTSTART;TZID=UTC+0200:20260701T200000")
+        XCTAssertEqual(e[2].end?.property("DTEND"), "DTEND;TZID=UTC+0200:20260701T221500")
+        XCTAssertEqual(e[2].location, "North Stadium, Block C", "the entry's own venue, not the pass's")
+        XCTAssertEqual(e[2].geo?.latitude, 52.5)
+        XCTAssertEqual(e[2].description, "Example Hall — Match One\nGate: 7")
+        XCTAssertTrue(e.allSatisfy { $0.sequence == 2 })
+    }
+
+    func testAnAllDayOrUnannouncedTimeIsAWholeDayOnTheWrittenDate() throws {
+        let e = try events(Self.season)
+        XCTAssertEqual(e.count, 5)
+        guard e.count == 5 else { return }
+        XCTAssertEqual(e[3].start.property("DTSTART"), "DTSTART;VALUE=DATE:20260704")
+        XCTAssertNil(e[3].end)
+        // 23:30 at UTC-4 is already the 9th in UTC: the day is the one the pass wrote.
+        XCTAssertEqual(e[4].start.property("DTSTART"), "DTSTART;VALUE=DATE:20260708")
+        XCTAssertTrue(e[4].description.contains("Time to be announced."), e[4].description)
+    }
+
+    func testAnUpcomingEventKeepsItsUIDWhenEntriesMoveAndItsDateChanges() throws {
+        var moved = Self.season
+        var entries = try XCTUnwrap(moved["upcomingPassInformation"] as? [[String: Any]])
+        entries.swapAt(0, 2)
+        entries[2]["dateInformation"] = ["date": "2026-07-02T20:00:00+02:00"]
+        moved["upcomingPassInformation"] = entries
+        let before = Dictionary(try events(Self.season).map { ($0.summary, $0.uid) }) { first, _ in first }
+        let after = Dictionary(try events(moved).map { ($0.summary, $0.uid) }) { first, _ in first }
+        XCTAssertEqual(before["Match One"], after["Match One"])
+        XCTAssertEqual(before["Match Two"], after["Match Two"])
+        let other = try events(Self.season.merging(["serialNumber": "S-2"]) { $1 })
+        XCTAssertFalse(Set(other.map(\.uid)).intersection(before.values).count > 0, "another pass, other UIDs")
+    }
+
+    func testUpcomingEntriesOfTheWrongShapeGiveNoEventAndNoCrash() throws {
+        for bad: Any in ["a string", 42, [["dateInformation": "tomorrow"]], [["dateInformation": ["date": "soon"]]],
+                         ["not an object", ["name": "No date"]], [["semantics": "Ada", "name": "Bad semantics"]]] {
+            let e = try events(["upcomingPassInformation": bad, "relevantDate": "2026-06-12T20:00Z"])
+            XCTAssertEqual(e.count, 1, "only the pass's own event: \(bad)")
+        }
+        let e = try events(["semantics": "Ada Lovelace", "relevantDate": "2026-06-12T20:00Z"])
+        XCTAssertEqual(e.first?.summary, "Example Hall: Concert ticket", "semantics of the wrong type are ignored")
+    }
+
+    /// Passes without upcoming entries write the calendar they wrote before upcoming entries were
+    /// read, byte for byte: every real pass of the corpus and every sample, against the calendar
+    /// main's code wrote (Tests/Shared/calendar-before-upcoming.ics, made at 6f84f72).
+    func testPassesWithoutUpcomingEntriesWriteTheCalendarOfBefore() throws {
+        let opener = PassOpener(trust: try TrustStore.load(directories: []))
+        let samples = Self.root.appendingPathComponent("Samples/passes")
+        let sampleFiles = try FileManager.default.contentsOfDirectory(atPath: samples.path).filter { $0.hasSuffix(".pkpass") }.sorted()
+            .map { samples.appendingPathComponent($0) }
+        var events: [PassEvent] = []
+        for url in Self.realPasses + sampleFiles {
+            guard let info = opener.open([UInt8](try Data(contentsOf: url))).pass else { continue }
+            events += PassEvents.events(of: info, sequence: 3, stamp: Date(timeIntervalSince1970: 1_700_000_000)).events
+        }
+        XCTAssertGreaterThan(events.count, 30)
+        let before = try Data(contentsOf: Self.root.appendingPathComponent("Tests/Shared/calendar-before-upcoming.ics"))
+        XCTAssertEqual(Data(CalendarWriter.write(events).utf8), before)
+    }
+
     // MARK: - Reminders
 
     func testAlarmLeadTimesParseAsWrittenAndRefuseTheRest() {

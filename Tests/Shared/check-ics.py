@@ -6,7 +6,8 @@ PASSES_JSON names the .pkpass files the events came from (a JSON list of paths).
 RFC 5545 line rules (CRLF only, lines of at most 75 octets, each line valid UTF-8, folds only
 at whole characters), icalendar parses it without errors, every VEVENT has UID, DTSTAMP and
 DTSTART, and each event's start (and end) is a date its pass gives, at the instant and in the
-UTC offset the pass wrote (no zone: UTC; a date without a time: that day). Prints one JSON
+UTC offset the pass wrote (no zone: UTC; a date without a time: that day), its own or one of its
+upcomingPassInformation entries' (whose whole-day events stand on the entry's written day). Prints one JSON
 object per event on stdout; exits 1 with the reasons on stderr when anything is wrong.
 """
 import datetime, hashlib, json, sys, zipfile
@@ -62,7 +63,21 @@ def pass_dates(path):
               "originalDepartureDate", "originalArrivalDate"):
         if k in sem:
             dates.append(sem[k])
-    return ident, [d for d in (parse_pass_date(x) for x in dates) if d]
+    # iOS 26 upcoming entries: each entry's date (or its semantics' start) and end; a whole-day
+    # event stands on the day the entry's date has in its own offset.
+    days = []
+    for e in p.get("upcomingPassInformation") or [] if isinstance(p.get("upcomingPassInformation"), list) else []:
+        if not isinstance(e, dict):
+            continue
+        info = e.get("dateInformation") if isinstance(e.get("dateInformation"), dict) else {}
+        esem = e.get("semantics") if isinstance(e.get("semantics"), dict) else {}
+        for x in (info.get("date"), esem.get("eventStartDate"), esem.get("eventEndDate")):
+            d = parse_pass_date(x)
+            if d:
+                dates.append(x)
+                if d[0] == "instant":
+                    days.append(("day", d[1].date(), None))
+    return ident, [d for d in (parse_pass_date(x) for x in dates) if d] + days
 
 def same(ical_value, pass_date, is_end):
     kind, value, offset = pass_date

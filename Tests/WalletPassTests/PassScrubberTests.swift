@@ -19,12 +19,17 @@ final class PassScrubberTests: XCTestCase {
     }
 
     /// The values that must not survive: every field value and attributed value, barcode messages
-    /// and alt texts, the serial number and the authentication token, the description and logo
-    /// text, the relevant texts of locations and beacons, the relevant and expiry dates.
+    /// and alt texts, the serial number and the authentication token, the description, logo text
+    /// and event logo text, every event guide and airline service link, featured actions' URLs and
+    /// identifiers, the relevant texts of locations and beacons, the relevant and expiry dates.
     static func personalValues(_ json: [String: JSONValue]) -> [String] {
         var values: [String] = []
-        for key in ["serialNumber", "authenticationToken", "description", "logoText", "relevantDate", "expirationDate"] {
+        for key in ["serialNumber", "authenticationToken", "description", "logoText", "eventLogoText", "relevantDate",
+                    "expirationDate"] + PassDocument.linkKeys {
             if let v = json[key]?.text { values.append(v) }
+        }
+        for action in json["featuredActions"]?.array ?? [] {
+            for key in ["url", "identifier"] { if let v = action[key]?.text { values.append(v) } }
         }
         for place in (json["locations"]?.array ?? []) + (json["beacons"]?.array ?? []) {
             if let v = place["relevantText"]?.text { values.append(v) }

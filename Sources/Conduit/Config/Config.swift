@@ -70,7 +70,8 @@ package struct Config: Sendable, Equatable {
         "library": ["path"],
         "trust": ["directories"],
         "limits": ["max-message-bytes", "max-depth", "max-parts", "max-header-bytes", "sniff-bytes", "max-pass-bytes",
-                   "max-pass-entries", "max-entry-bytes", "max-unpacked-bytes", "max-compression-ratio", "max-bundle-members"],
+                   "max-pass-entries", "max-entry-bytes", "max-unpacked-bytes", "max-compression-ratio", "max-bundle-members",
+                   "max-upcoming-entries"],
         "filter": ["apply-updates", "add-headers", "max-message-bytes", "deadline-seconds", "on-library-error"],
         "milter": ["library-map", "user", "group"],
         "serve": ["listen", "auth", "trusted-proxy", "library-map", "public-url", "tls-cert", "tls-key", "state",
@@ -138,6 +139,7 @@ package struct Config: Sendable, Equatable {
                     case "max-unpacked-bytes": config.limits.pass.maxTotalBytes = try reader.count(item, path)
                     case "max-compression-ratio": config.limits.pass.maxCompressionRatio = try reader.count(item, path)
                     case "max-bundle-members": config.limits.pass.maxBundleMembers = try reader.count(item, path)
+                    case "max-upcoming-entries": config.limits.pass.maxUpcomingEntries = try reader.count(item, path)
                     default: throw reader.unknown(path)
                     }
                 }
