@@ -304,7 +304,9 @@ struct WebPages {
         h = "<section aria-labelledby=\"origin\"><h2 id=\"origin\">Where it came from</h2><dl>\n"
         if let source = pass.source {
             if let subject = source.subject { h += "<dt>Message</dt><dd dir=\"auto\">\(Self.e(subject))</dd>\n" }
-            if let file = source.file { h += "<dt>File</dt><dd dir=\"auto\">\(Self.e(file))</dd>\n" }
+            // "offer 4" is the library's own reference to the offer it was accepted from, not a file
+            // anyone saw (issue 41 item 4); the message it came in is named above.
+            if let file = source.file, !Self.isOfferReference(file) { h += "<dt>File</dt><dd dir=\"auto\">\(Self.e(file))</dd>\n" }
             h += "<dt>Received</dt><dd>\(Self.e(DateText.human(source.receivedAt)))</dd>\n"
         }
         h += "<dt>Added</dt><dd>\(Self.e(DateText.human(pass.addedAt)))</dd>\n"
@@ -354,7 +356,7 @@ struct WebPages {
         guard !entries.isEmpty else { return "" }
         var h = "<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2><ol class=\"history\">\n"
         for entry in entries.reversed().prefix(50) {
-            h += "<li><span class=\"date\">\(Self.e(DateText.human(entry.at)))</span> \(Self.e(entry.kind.rawValue))"
+            h += "<li><span class=\"date\">\(Self.e(DateText.human(entry.at)))</span> <span dir=\"auto\">\(Self.e(Self.happened(entry.kind, issuer: pass.organizationName)))</span>"
             let lines = entry.changes.map { c -> String in
                 if let m = c.message { return m }
                 let name = c.label.flatMap { $0.isEmpty ? nil : $0 } ?? c.key
@@ -364,6 +366,26 @@ struct WebPages {
             h += "</li>\n"
         }
         return h + "</ol></section>\n"
+    }
+
+    /// "offer 12": how the library records a pass accepted from an offer.
+    static func isOfferReference(_ file: String) -> Bool {
+        guard file.hasPrefix("offer ") else { return false }
+        let number = file.dropFirst("offer ".count)
+        return !number.isEmpty && number.allSatisfy(\.isASCII) && number.allSatisfy(\.isNumber)
+    }
+
+    /// What a history entry says happened, in words for people (issue 41 item 4: the page showed
+    /// the log's verbs, "add" and "replace"). A newer version is the issuer's, however it arrived.
+    static func happened(_ kind: ChangeKind, issuer: String) -> String {
+        switch kind {
+        case .add: return "Added to your wallet"
+        case .replace: return issuer.isEmpty ? "Updated to a newer version" : "Updated by \(issuer)"
+        case .remove: return "Removed from your wallet"
+        case .revert: return "Put back to the version before"
+        case .offer: return "Arrived, waiting for you to accept it"
+        case .decline: return "Declined"
+        }
     }
 
     /// The original bytes, byte-identical, as Safari hands them to Wallet.

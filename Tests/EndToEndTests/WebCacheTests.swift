@@ -101,14 +101,17 @@ final class WebCacheTests: XCTestCase {
 
         // The same bytes removed and added again by another process: the same address, but the
         // page is drawn anew (its history says so), not the one kept before.
-        XCTAssertFalse(first.text.contains("</span> remove"), first.text)
+        XCTAssertFalse(first.text.contains("Removed from your wallet"), first.text)
         _ = try run("remove", alice, ["--yes", card])
         XCTAssertEqual(try get("/passes/\(card)", as: alice).status, 404)
         _ = try run("add", alice, ["--yes", Run.sample("passes/store-card.pkpass")])
         XCTAssertEqual(try links(alice), [card])
         let readded = try get("/passes/\(card)", as: alice)
         XCTAssertEqual(readded.status, 200)
-        XCTAssertTrue(readded.text.contains("</span> remove"), readded.text)
+        // The history in words for people, not the log's verbs (issue 41 item 4).
+        XCTAssertTrue(readded.text.contains("</span> <span dir=\"auto\">Removed from your wallet</span>"), readded.text)
+        XCTAssertTrue(readded.text.contains("</span> <span dir=\"auto\">Added to your wallet</span>"), readded.text)
+        XCTAssertFalse(readded.text.contains("</span> remove") || readded.text.contains("</span> add"), readded.text)
 
         // Added by another process (the CLI): on the next list and its page opens.
         _ = try run("add", alice, ["--yes", Run.sample("passes/event-ticket.pkpass")])
@@ -122,7 +125,10 @@ final class WebCacheTests: XCTestCase {
         let ticket2 = try XCTUnwrap(Set(try hashes(alice)).subtracting([card]).first)
         XCTAssertNotEqual(ticket2, ticket)
         XCTAssertEqual(try links(alice), [card, ticket2])
-        XCTAssertEqual(try get("/passes/\(ticket2)", as: alice).status, 200)
+        let updated = try get("/passes/\(ticket2)", as: alice)
+        XCTAssertEqual(updated.status, 200)
+        XCTAssertTrue(updated.text.contains("</span> <span dir=\"auto\">Updated by "), updated.text)
+        XCTAssertFalse(updated.text.contains("</span> replace"), updated.text)
         XCTAssertEqual(try get("/passes/\(ticket)", as: alice).status, 404, "the replaced version is gone")
 
         // Removed by another process: gone from the list and its page.

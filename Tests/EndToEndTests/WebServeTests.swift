@@ -620,6 +620,11 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(accepted.status, 200, accepted.text)
         XCTAssertTrue(accepted.text.contains("Added to your library."), accepted.text)
         XCTAssertEqual(try sha(sandbox, library: bob).count, 2)
+        // Its page names the message it came in, not the library's "offer 1" as a file (issue 41 item 4).
+        let acceptedHash = try XCTUnwrap(Set(try sha(sandbox, library: bob)).subtracting([bobHash]).first)
+        let acceptedPage = try curl(server.base + "/passes/\(acceptedHash)", jar: bobJar, asBob)
+        XCTAssertTrue(acceptedPage.text.contains("<dt>Message</dt>"), acceptedPage.text)
+        XCTAssertFalse(acceptedPage.text.contains("offer 1"), acceptedPage.text)
 
         // An address without a library gets none (and none is made).
         XCTAssertEqual(try curl(server.base + "/", ["-H", "X-Forwarded-User: carol@example.org"]).status, 403)
