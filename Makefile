@@ -70,12 +70,15 @@ install:
 	@test -x $(BINARY) || { echo "make install: $(BINARY) does not exist: run make build first (as yourself, not root)" >&2; exit 1; }
 	install -d $(BINDIR) $(SHAREDIR)/trust $(MANDIR) $(APPDIR) $(DOCDIR)/integrations $(UNITDIR) $(USERUNITDIR)
 	install -m 755 $(BINARY) $(BINDIR)/passconduit
+	install -m 755 Bots/matrix/passconduit-matrix $(BINDIR)/passconduit-matrix
 	if [ -d Config/trust ]; then for f in Config/trust/*; do [ -f "$$f" ] && install -m 644 "$$f" $(SHAREDIR)/trust/; done; fi
 	if [ -f Config/passconduit.magic ]; then install -m 644 Config/passconduit.magic $(SHAREDIR)/; fi
 	for f in Samples/integrations/man/*.1 $(wildcard man/*.1 Docs/*.1); do [ -f "$$f" ] && install -m 644 "$$f" $(MANDIR)/; done
 	install -d $(MANDIR)/../man5 && for f in $(wildcard Docs/*.5); do install -m 644 "$$f" $(MANDIR)/../man5/; done
+	install -d $(MANDIR)/../man8 && for f in $(wildcard Docs/*.8); do install -m 644 "$$f" $(MANDIR)/../man8/; done
 	install -m 644 Samples/integrations/desktop/passconduit.desktop Samples/integrations/desktop/passconduit-open.desktop $(APPDIR)/
 	if [ -f Config/config.toml ]; then install -m 644 Config/config.toml $(DOCDIR)/config.toml.example; fi
+	install -m 644 Config/matrix.toml $(DOCDIR)/matrix.toml.example
 	cp -R Samples/integrations/. $(DOCDIR)/integrations/
 	chmod -R u=rwX,go=rX $(DOCDIR)/integrations
 	# The units run the binary where this install put it ($(PREFIX)/bin), not where the samples say.

@@ -200,6 +200,6 @@ let package = Package(
         // PassStore and PassStoreSQLite only to check the library file a run left behind
         // (PassLibrary.check, SQLite's alone).
         // PostgresTestKit for the library on the tests' own PostgreSQL server (PostgresLibraryCLITests).
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PassStoreSQLite", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "PassStore", "PassStoreSQLite", "PostgresTestKit", "DovecotTestKit"], exclude: ["update-peer", "matrix"]),
     ]
 )

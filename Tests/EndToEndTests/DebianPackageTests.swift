@@ -32,7 +32,7 @@ final class DebianPackageTests: XCTestCase {
         let out = Self.shared.appendingPathComponent(key)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let run = try MilterKit.run(Run.root.appendingPathComponent("script/build-deb").path,
-                                    ["--binary", Binary.url.path, "--out", out.path] + (version.map { ["--version", $0] } ?? []))
+                                    ["--binary", Binary.url.path, "--out", out.path, "--fast"] + (version.map { ["--version", $0] } ?? []))
         XCTAssertEqual(run.status, 0, run.output)
         let deb = try XCTUnwrap(run.output.split(separator: "\n").last.map(String.init), run.output)
         Self.built[key] = deb
@@ -50,11 +50,16 @@ final class DebianPackageTests: XCTestCase {
                      "./usr/share/fish/vendor_completions.d/passconduit.fish", "./usr/share/man/man1/passconduit.1.gz",
                      "./usr/share/man/man1/passconduit-filter.1.gz", "./usr/share/doc/passconduit/copyright",
                      "./usr/share/doc/passconduit/examples/integrations/postfix/main.cf.milter",
-                     "./usr/share/applications/passconduit.desktop", "./usr/share/mime/packages/passconduit.xml"] {
+                     "./usr/share/applications/passconduit.desktop", "./usr/share/mime/packages/passconduit.xml",
+                     "./usr/bin/passconduit-matrix", "./etc/passconduit/matrix.toml", "./usr/share/man/man8/passconduit-matrix.8.gz",
+                     "./lib/systemd/system/passconduit-matrix.service"] {
             XCTAssertTrue(contents.contains(" \(path)"), "\(path) missing from the package:\n\(contents)")
         }
         XCTAssertEqual(try MilterKit.run("/usr/bin/dpkg-deb", ["--field", deb, "Version"]).output, "0.1.0\n")
-        XCTAssertEqual(try MilterKit.run("/usr/bin/dpkg-deb", ["--info", deb, "conffiles"]).output, "/etc/passconduit/config.toml\n")
+        XCTAssertEqual(try MilterKit.run("/usr/bin/dpkg-deb", ["--info", deb, "conffiles"]).output, "/etc/passconduit/config.toml\n/etc/passconduit/matrix.toml\n")
+        // The Matrix bot the package installs is the one MatrixBotTests runs against Synapse, byte for byte.
+        let bot = try MilterKit.run("/bin/sh", ["-c", "dpkg-deb --fsys-tarfile '\(deb)' | tar -xO ./usr/bin/passconduit-matrix"]).output
+        XCTAssertEqual(bot, try String(contentsOf: Run.root.appendingPathComponent("Bots/matrix/passconduit-matrix"), encoding: .utf8))
         // The installed unit runs the installed binary.
         let unit = try MilterKit.run("/bin/sh", ["-c", "dpkg-deb --fsys-tarfile '\(deb)' | tar -xO ./lib/systemd/system/passconduit-milter.service"]).output
         XCTAssertTrue(unit.contains("ExecStart=/usr/bin/passconduit milter"), unit)
@@ -105,8 +110,8 @@ final class DebianPackageTests: XCTestCase {
         XCTAssertEqual(try MilterKit.run("/bin/sh", ["-c", "cp -R /usr/lib/systemd/system/. \"$1/usr/lib/systemd/system/\"", "sh", root.path]).status, 0)
         let installed = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("lib/systemd/system").path)
             .filter { $0.hasPrefix("passconduit") }.sorted()
-        XCTAssertEqual(installed, ["passconduit-milter.service", "passconduit-update-all.service", "passconduit-update-all.timer",
-                                   "passconduit-web.service"])
+        XCTAssertEqual(installed, ["passconduit-matrix.service", "passconduit-milter.service", "passconduit-update-all.service",
+                                   "passconduit-update-all.timer", "passconduit-web.service"])
         let verify = try MilterKit.run("/usr/bin/systemd-analyze", ["verify", "--root=\(root.path)"] + installed.map { root.appendingPathComponent("lib/systemd/system/" + $0).path },
                                        environment: ["MANPATH": root.appendingPathComponent("usr/share/man").path, "PATH": "/usr/bin:/bin",
                                                      "SYSTEMD_LOG_LEVEL": "notice"])
