@@ -24,7 +24,7 @@ final class HelpTests: XCTestCase {
     }
 
     func testEveryCommandHasHelpWithExamples() throws {
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
             let run = try sandbox.run("help", [command], common: false)
             XCTAssertEqual(run.status, 0, command)
             XCTAssertTrue(run.stdout.contains("Example"), command)
@@ -34,7 +34,7 @@ final class HelpTests: XCTestCase {
     func testRootHelpListsTheCommands() throws {
         let run = try sandbox.run("--help", [], common: false)
         XCTAssertEqual(run.status, 0)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
             XCTAssertTrue(run.stdout.contains("\n  \(command) "), command)
         }
     }
@@ -58,7 +58,7 @@ final class HelpTests: XCTestCase {
     /// PASSCONDUIT_FULL_PARSE) answers, with "passconduit scan" in the usage lines.
     func testEveryCommandAnswersAsTheFullParser() throws {
         let commands = ["scan", "add", "list", "show", "remove", "export", "calendar", "send", "icon", "render", "open",
-                        "offers", "log", "update", "milter", "library"]
+                        "offers", "share", "log", "update", "milter", "library"]
         var cases = commands.flatMap { command in
             [[command, "--help"], [command, "-h"], [command, "--bogus"], [command, "--generate-completion-script", "bash"], [command, "x", "--version"], [command, "--json", "x", "y", "z"]]
         }
@@ -98,7 +98,7 @@ final class HelpTests: XCTestCase {
 
     func testManPageIsCurrent() throws {
         let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
             XCTAssertTrue(page.contains(".It Em \(command)"), "Docs/passconduit.1 lacks \(command); run script/gen-manual")
         }
     }
