@@ -23,6 +23,30 @@ final class HelpTests: XCTestCase {
         """), run.stdout)
     }
 
+    func testShareHelpShowsItsExamplesWordForWord() throws {
+        let run = try sandbox.run("share", ["--help"], common: false)
+        XCTAssertEqual(run.status, 0)
+        XCTAssertTrue(run.stdout.contains("""
+        Examples:
+          passconduit share 3fa2c1 --base-url https://wallet.example.org
+          passconduit share 3fa2c1 --days 1 --once
+          passconduit share 3fa2c1 --list
+          passconduit share --revoke 4
+
+        USAGE: passconduit share [<options>] [<id>]
+        """), run.stdout)
+        XCTAssertTrue(run.stdout.contains("""
+          --days <n>              The link works for this many days (1 to 365; default
+                                  7).
+          --once                  The link works for one download only.
+        """), run.stdout)
+        let usage = try sandbox.run("share", ["--revoke", "2", "3fa2c1"], common: false)
+        XCTAssertEqual(usage.status, 64)
+        XCTAssertTrue(usage.stderr.contains("--revoke LINK-ID takes no pass and no other option of share"), usage.stderr)
+        XCTAssertEqual(try sandbox.run("share", [], common: false).status, 64)
+        XCTAssertEqual(try sandbox.run("share", ["3fa2c1", "--days", "0"], common: false).status, 64)
+    }
+
     func testEveryCommandHasHelpWithExamples() throws {
         for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
             let run = try sandbox.run("help", [command], common: false)

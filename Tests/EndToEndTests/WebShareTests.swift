@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestKit
 import XCTest
 
 /// Share links from `serve` (issue 42 item 2), the built binary over HTTP with curl: made on the
@@ -211,5 +212,43 @@ final class WebShareTests: XCTestCase {
         for secret in [Self.secret(url), Self.secret(cliURL)] {
             XCTAssertFalse(server.text.contains(secret), server.text)
         }
+    }
+
+    /// On PostgreSQL (one database, a library per address): `passconduit share --user` names the
+    /// user, and the wallet serves that user's pass, once; another user's library is not asked.
+    func testOnAPostgreSQLLibraryALinkOfTheCommandLineOpensThatUsersPassOnce() throws {
+        let sandbox = try Sandbox()
+        let server = try PostgresTestServer.shared
+        let location = server.location(database: try server.database())
+        func cli(_ command: String, user: String, _ arguments: [String]) throws -> Run {
+            try sandbox.run(command, ["--library", location, "--user", user, "--trust", Run.sample("ca/trust")] + arguments, common: false)
+        }
+        XCTAssertEqual(try cli("add", user: "alice@example.org", ["--yes", Run.sample("passes/store-card.pkpass")]).status, 0)
+        XCTAssertEqual(try cli("add", user: "bob@example.org", ["--yes", Run.sample("passes/boarding-pass.pkpass")]).status, 0)
+        let aliceHash = try XCTUnwrap(try cli("list", user: "alice@example.org", ["--json"]).objects.first?["sha256"] as? String)
+        let web = try W.Server(sandbox, ["--library", location, "--listen", "127.0.0.1:0", "--auth", "header:X-User",
+                                         "--trusted-proxy", "127.0.0.1", "--trusted-proxy", "::1"], common: false)
+        try web.started()
+
+        let made = try cli("share", user: "alice@example.org", [String(aliceHash.prefix(8)), "--once", "--days", "1", "--base-url", web.base + "/"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let lines = made.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, made.stdout)
+        let url = lines[0]
+        XCTAssertTrue(url.hasPrefix(web.base + "/s/YWxpY2VAZXhhbXBsZS5vcmc."), url)
+        XCTAssertTrue(lines[1].hasPrefix("Passconduit Coffee · ") && lines[1].contains(": link 1, one download, until "), lines[1])
+        // Bob's library does not hold it: the same link under his name answers nothing.
+        XCTAssertEqual(try cli("share", user: "bob@example.org", ["--list"]).stdout, "No share links.\n")
+
+        let fetched = try W.curl(url)
+        XCTAssertEqual(fetched.status, 200, fetched.text + web.text)
+        XCTAssertEqual(fetched.header("Content-Type"), "application/vnd.apple.pkpass")
+        XCTAssertEqual(fetched.body, try Data(contentsOf: URL(fileURLWithPath: Run.sample("passes/store-card.pkpass"))))
+        XCTAssertEqual(try W.curl(url).status, 404, "one download")
+        let listed = try cli("share", user: "alice@example.org", ["--list", "--json"])
+        XCTAssertEqual(listed.objects.map { $0["state"] as? String }, ["used-up"], listed.stdout)
+        XCTAssertEqual(listed.objects.map { $0["uses"] as? Int }, [1], listed.stdout)
+        XCTAssertFalse(listed.stdout.contains(Self.secret(url)))
+        XCTAssertFalse(web.text.contains(Self.secret(url)), web.text)
     }
 }

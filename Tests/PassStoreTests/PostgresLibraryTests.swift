@@ -195,7 +195,7 @@ final class PostgresLibraryTests: XCTestCase {
         let versions = try server.psql(database, "SELECT max(version) FROM passconduit.migration")
         XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "\(PostgresSchema.newest)")
         let secured = try server.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'passconduit' AND rowsecurity")
-        XCTAssertEqual(secured.trimmingCharacters(in: .whitespacesAndNewlines), "10", "every library table but the migration record")
+        XCTAssertEqual(secured.trimmingCharacters(in: .whitespacesAndNewlines), "11", "every library table but the migration record (share_link since v4)")
         await library.close()
     }
 
