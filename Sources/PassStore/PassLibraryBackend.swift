@@ -47,6 +47,21 @@ package protocol PassLibraryBackend: AnyObject, Sendable {
     func acceptOffer(_ offerID: Int64, record: PassRecord, allowUntrusted: Bool) async throws -> StoredPass
     func declineOffer(_ offerID: Int64) async throws
 
+    // Share links (issue 42): see `ShareLink`.
+    /// A new link to pass `id` whose secret has SHA-256 `secretHash`, made now (`options.now`)
+    /// and refused from `expires` on. `notFound` when the library holds no such pass.
+    func createShareLink(_ id: PassID, secretHash: String, expires: Date, oneDownload: Bool) async throws -> ShareLink
+    /// The links to pass `id` (every link for nil), oldest first, revoked and expired ones too.
+    func shareLinks(_ id: PassID?) async throws -> [ShareLink]
+    /// Revokes link `linkID`; false when the library has no such link.
+    func revokeShareLink(_ linkID: Int64) async throws -> Bool
+    /// The link whose secret has SHA-256 `secretHash` and its pass's current bytes, the use
+    /// counted in the same statement that checks the link is live (not revoked, not expired at
+    /// `options.now`, a one-download link not used yet), so two requests at once never both
+    /// get a one-download link, on any number of hosts. nil for anything else (unknown,
+    /// expired, revoked, used up, or its pass removed).
+    func redeemShareLink(secretHash: String) async throws -> (link: ShareLink, bytes: [UInt8])?
+
     // The change log
     func changes(after sequence: Int64, limit: Int) async throws -> [ChangeEntry]
     func lastSequence() async throws -> Int64

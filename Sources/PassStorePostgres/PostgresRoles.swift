@@ -27,7 +27,7 @@ extension PostgresLibrary {
     /// The milter stages offers: the offer, its bytes, the change log's entry and the user's counters.
     static let milterGrants = Grants(tables: [
         ("SELECT", ["library_user", "pass_blob", "pass", "pass_version", "offer", "change_log", "change_field",
-                    "web_service_state", "web_service_registration", "web_service_tag"]),
+                    "web_service_state", "web_service_registration", "web_service_tag", "share_link"]),
         ("INSERT, UPDATE, DELETE", ["offer", "pass_blob"]),
         ("INSERT", ["change_log", "change_field"]),
         ("UPDATE", ["library_user"]),
@@ -38,7 +38,7 @@ extension PostgresLibrary {
     static let webGrants = Grants(tables: [
         ("SELECT, UPDATE", ["library_user"]),
         ("SELECT, INSERT, UPDATE, DELETE", ["pass_blob", "pass", "pass_version", "offer", "change_log", "change_field",
-                                            "web_service_state", "web_service_registration", "web_service_tag"]),
+                                            "web_service_state", "web_service_registration", "web_service_tag", "share_link"]),
     ], sequences: true, webTables: true)
 
     /// What `grant` did: the roles given their rights.

@@ -17,6 +17,7 @@ enum PostgresSchema {
         (1, "v1-users-passes-offers-changes-web-service", v1),
         (2, "v2-unsigned-passes", v2),
         (3, "v3-row-level-security", v3),
+        (4, "v4-share-links", v4),
     ]
 
     static var newest: Int { migrations.last!.version }
@@ -212,5 +213,29 @@ enum PostgresSchema {
         CREATE POLICY library_scope ON passconduit.web_service_registration USING ("user" = current_setting('passconduit.user', true));
         ALTER TABLE passconduit.web_service_tag ENABLE ROW LEVEL SECURITY;
         CREATE POLICY library_scope ON passconduit.web_service_tag USING ("user" = current_setting('passconduit.user', true))
+        """
+
+    /// Issue 42 item 2: share links. Only the secret's SHA-256 is kept; the link names its pass by
+    /// id (it follows the pass across updates). Ids count per library from the user's counter.
+    static let v4 = """
+        ALTER TABLE passconduit.library_user ADD COLUMN last_share_link bigint NOT NULL DEFAULT 0;
+        CREATE TABLE passconduit.share_link (
+            "user" text COLLATE "C" NOT NULL REFERENCES passconduit.library_user(name),
+            id bigint NOT NULL,
+            secret_hash text COLLATE "C" NOT NULL CHECK (secret_hash ~ '^[0-9a-f]{64}$'),
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            serial_number text COLLATE "C" NOT NULL,
+            created_at double precision NOT NULL,
+            expires_at double precision NOT NULL,
+            one_download boolean NOT NULL,
+            revoked boolean NOT NULL DEFAULT false,
+            uses bigint NOT NULL DEFAULT 0,
+            last_used_at double precision,
+            PRIMARY KEY ("user", id),
+            UNIQUE ("user", secret_hash)
+        );
+        CREATE INDEX share_link_by_pass ON passconduit.share_link ("user", pass_type_identifier, serial_number, id);
+        ALTER TABLE passconduit.share_link ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.share_link USING ("user" = current_setting('passconduit.user', true))
         """
 }

@@ -8,7 +8,7 @@ enum LibrarySchema {
     /// another program's database and is never touched.
     static let applicationID: Int32 = 0x5043_4C42
     /// `PRAGMA user_version` after the newest migration this build knows.
-    static let userVersion: Int32 = 3
+    static let userVersion: Int32 = 4
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -20,6 +20,9 @@ enum LibrarySchema {
         }
         migrator.registerMigration("v3-unsigned-passes") { db in
             try db.execute(sql: v3)
+        }
+        migrator.registerMigration("v4-share-links") { db in
+            try db.execute(sql: v4)
         }
         return migrator
     }
@@ -236,5 +239,25 @@ enum LibrarySchema {
         CREATE INDEX pass_version_by_pass ON pass_version(passTypeIdentifier, serialNumber, id);
         CREATE INDEX pass_version_by_sha256 ON pass_version(sha256);
         PRAGMA user_version = 3;
+        """
+
+    /// Issue 42 item 2: share links. Only the secret's SHA-256 is kept; the link names its pass
+    /// by id (it follows the pass across updates). Ids are never reused (AUTOINCREMENT).
+    static let v4 = """
+        CREATE TABLE share_link (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            secretHash TEXT NOT NULL UNIQUE
+                CHECK (length(secretHash) = 64 AND secretHash NOT GLOB '*[^0-9a-f]*'),
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            createdAt REAL NOT NULL,
+            expiresAt REAL NOT NULL,
+            oneDownload INTEGER NOT NULL CHECK (oneDownload IN (0, 1)),
+            revoked INTEGER NOT NULL DEFAULT 0 CHECK (revoked IN (0, 1)),
+            uses INTEGER NOT NULL DEFAULT 0,
+            lastUsedAt REAL
+        );
+        CREATE INDEX share_link_by_pass ON share_link(passTypeIdentifier, serialNumber, id);
+        PRAGMA user_version = 4;
         """
 }

@@ -30,11 +30,11 @@ extension WebApp {
     static let maxAPIJSONBytes = 64 * 1024
 
     /// The API's answer to `request`, or nil when its path is not under `/api/`.
-    func api(_ request: Request, segments: [Substring]) async -> Answer? {
+    func api(_ request: Request, segments: [Substring], peer: String? = nil) async -> Answer? {
         guard segments.first == "api" else { return nil }
         var route = Self.apiPattern(segments)
         do {
-            let (pattern, answer) = try await apiRoute(request, segments: segments, route: &route)
+            let (pattern, answer) = try await apiRoute(request, segments: segments, peer: peer, route: &route)
             return Answer(route: pattern, response: answer)
         } catch let error as APIError {
             var response = Self.json(error.status, Self.errorJSON(error.code, error.message))
@@ -75,6 +75,8 @@ extension WebApp {
         case (2, "passes"): return path.last!.hasSuffix(".pkpass") ? "/api/v1/passes/{sha256}.pkpass" : "/api/v1/passes/{sha256}"
         case (1, "offers"): return "/api/v1/offers"
         case (3, "offers") where path.last == "accept" || path.last == "decline": return "/api/v1/offers/{number}/" + path.last!
+        case (3, "passes") where path.last == "links": return "/api/v1/passes/{sha256}/links"
+        case (4, "passes") where path[path.startIndex + 2] == "links": return "/api/v1/passes/{sha256}/links/{id}"
         default: return "/api/v1"
         }
     }
@@ -120,7 +122,7 @@ extension WebApp {
         }
     }
 
-    func apiRoute(_ request: Request, segments: [Substring], route: inout String) async throws -> (String, Response) {
+    func apiRoute(_ request: Request, segments: [Substring], peer: String? = nil, route: inout String) async throws -> (String, Response) {
         guard segments.count >= 3, segments[1] == "v1" else {
             throw APIError(.notFound, .notFound, "There is no such API address; this wallet's API is under /api/v1/.")
         }
@@ -161,6 +163,8 @@ extension WebApp {
                 try await library.remove(pass.id)
                 return (route, Self.json(.ok, .object([("removed", StoredPassJSON.object(pass))])))
             }
+        case (3, "passes") where path[2] == "links", (4, "passes") where path[2] == "links":
+            if let answer = try await apiLinks(request, path: path, user: user, library: library, peer: peer, route: &route) { return answer }
         case (1, "offers"):
             route = "/api/v1/offers"
             if read { return (route, Self.json(.ok, .array(try await library.offers().map(OfferJSON.object)))) }

@@ -160,8 +160,9 @@ package final class WebApp: @unchecked Sendable {
             throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such page.")
         }
         // The calendar subscription and the JSON API: credentials of their own, never the cookie.
+        if let answer = try await sharedPass(request, segments: segments) { return answer }
         if let answer = try await calendarFeed(request, segments: segments) { return answer }
-        if let answer = await api(request, segments: segments) { return answer }
+        if let answer = await api(request, segments: segments, peer: context.peer) { return answer }
         let method = request.method
         if method != .get && method != .head && method != .post {
             throw WebProblem(.methodNotAllowed, route: "-", title: "Not allowed", "This wallet takes only GET and POST.")
@@ -264,7 +265,8 @@ package final class WebApp: @unchecked Sendable {
             return s[1].hasSuffix(".pkpass") ? "/passes/{hash}.pkpass" : "/passes/{hash}"
         case 2 where s[0] == "offers": return "/offers/{number}"
         case 2 where s[0] == "settings" && ["calendar", "tokens"].contains(s[1]): return "/settings/" + s[1]
-        case 3 where s[0] == "passes" && ["update", "remove"].contains(s[2]): return "/passes/{hash}/" + s[2]
+        case 3 where s[0] == "passes" && ["update", "remove", "share"].contains(s[2]): return "/passes/{hash}/" + s[2]
+        case 5 where s[0] == "passes" && s[2] == "links" && s[4] == "revoke": return "/passes/{hash}/links/{id}/revoke"
         case 3 where s[0] == "offers" && ["accept", "decline"].contains(s[2]): return "/offers/{number}/" + s[2]
         case 4 where s[0] == "settings" && s[1] == "tokens" && s[3] == "revoke": return "/settings/tokens/{id}/revoke"
         default: return "-"

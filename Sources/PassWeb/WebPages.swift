@@ -46,6 +46,10 @@ struct WebPages {
             return try await checkForUpdate(String(segments[1]))
         case (3, "passes") where segments[2] == "remove":
             return try await remove(String(segments[1]), confirmed: !get)
+        case (3, "passes") where segments[2] == "share" && !get:
+            return try await share(String(segments[1]), form: form)
+        case (5, "passes") where segments[2] == "links" && segments[4] == "revoke" && !get:
+            return try await revokeLink(String(segments[1]), String(segments[3]))
         case (1, "offers"):
             guard get else { break }
             return try await offerList()
@@ -269,7 +273,7 @@ struct WebPages {
             }
         }
         return Answer(route: "/passes/{hash}", response: app.page(
-            .ok, title: drawn.title, bodyParts: [drawn.card, drawn.canUpdate ? updateForm(hash) : "", drawn.rest],
+            .ok, title: drawn.title, bodyParts: [drawn.card, drawn.canUpdate ? updateForm(hash) : "", try await shareSection(pass, hash: hash, now: now), drawn.rest],
             head: drawn.head, nav: nav, offlineKey: offlineKey))
     }
 

@@ -23,8 +23,32 @@ final class HelpTests: XCTestCase {
         """), run.stdout)
     }
 
+    func testShareHelpShowsItsExamplesWordForWord() throws {
+        let run = try sandbox.run("share", ["--help"], common: false)
+        XCTAssertEqual(run.status, 0)
+        XCTAssertTrue(run.stdout.contains("""
+        Examples:
+          passconduit share 3fa2c1 --base-url https://wallet.example.org
+          passconduit share 3fa2c1 --days 1 --once
+          passconduit share 3fa2c1 --list
+          passconduit share --revoke 4
+
+        USAGE: passconduit share [<options>] [<id>]
+        """), run.stdout)
+        XCTAssertTrue(run.stdout.contains("""
+          --days <n>              The link works for this many days (1 to 365; default
+                                  7).
+          --once                  The link works for one download only.
+        """), run.stdout)
+        let usage = try sandbox.run("share", ["--revoke", "2", "3fa2c1"], common: false)
+        XCTAssertEqual(usage.status, 64)
+        XCTAssertTrue(usage.stderr.contains("--revoke LINK-ID takes no pass and no other option of share"), usage.stderr)
+        XCTAssertEqual(try sandbox.run("share", [], common: false).status, 64)
+        XCTAssertEqual(try sandbox.run("share", ["3fa2c1", "--days", "0"], common: false).status, 64)
+    }
+
     func testEveryCommandHasHelpWithExamples() throws {
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
             let run = try sandbox.run("help", [command], common: false)
             XCTAssertEqual(run.status, 0, command)
             XCTAssertTrue(run.stdout.contains("Example"), command)
@@ -34,7 +58,7 @@ final class HelpTests: XCTestCase {
     func testRootHelpListsTheCommands() throws {
         let run = try sandbox.run("--help", [], common: false)
         XCTAssertEqual(run.status, 0)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
             XCTAssertTrue(run.stdout.contains("\n  \(command) "), command)
         }
     }
@@ -58,7 +82,7 @@ final class HelpTests: XCTestCase {
     /// PASSCONDUIT_FULL_PARSE) answers, with "passconduit scan" in the usage lines.
     func testEveryCommandAnswersAsTheFullParser() throws {
         let commands = ["scan", "add", "list", "show", "remove", "export", "calendar", "send", "icon", "render", "open",
-                        "offers", "log", "update", "milter", "library"]
+                        "offers", "share", "log", "update", "milter", "library"]
         var cases = commands.flatMap { command in
             [[command, "--help"], [command, "-h"], [command, "--bogus"], [command, "--generate-completion-script", "bash"], [command, "x", "--version"], [command, "--json", "x", "y", "z"]]
         }
@@ -98,7 +122,7 @@ final class HelpTests: XCTestCase {
 
     func testManPageIsCurrent() throws {
         let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
             XCTAssertTrue(page.contains(".It Em \(command)"), "Docs/passconduit.1 lacks \(command); run script/gen-manual")
         }
     }

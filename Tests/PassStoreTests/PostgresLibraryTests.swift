@@ -174,7 +174,9 @@ final class PostgresLibraryTests: XCTestCase {
         let first = try await PostgresLibrary.open(location, options: options(user: "alice"))
         try await first.add(Synthetic.record("1"))
         await first.close()
-        // Back to v1's shape: its CHECK, no row-level security (v3), and no record of v2 or v3.
+        // Back to v1's shape: its CHECK, no row-level security (v3), no share links (v4), and no
+        // record of v2, v3 or v4.
+        try server.psql(database, "DROP TABLE passconduit.share_link; ALTER TABLE passconduit.library_user DROP COLUMN last_share_link")
         for table in ["library_user", "pass_blob", "pass", "pass_version", "offer", "change_log", "change_field",
                       "web_service_state", "web_service_registration", "web_service_tag"] {
             try server.psql(database, "DROP POLICY library_scope ON passconduit.\(table); ALTER TABLE passconduit.\(table) DISABLE ROW LEVEL SECURITY")
@@ -193,7 +195,7 @@ final class PostgresLibraryTests: XCTestCase {
         let versions = try server.psql(database, "SELECT max(version) FROM passconduit.migration")
         XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "\(PostgresSchema.newest)")
         let secured = try server.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'passconduit' AND rowsecurity")
-        XCTAssertEqual(secured.trimmingCharacters(in: .whitespacesAndNewlines), "10", "every library table but the migration record")
+        XCTAssertEqual(secured.trimmingCharacters(in: .whitespacesAndNewlines), "11", "every library table but the migration record (share_link since v4)")
         await library.close()
     }
 
