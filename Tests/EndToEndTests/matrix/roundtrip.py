@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import nio
@@ -28,6 +29,7 @@ PY = sys.executable
 TRUST = os.path.join(SAMPLES, "ca", "trust")
 failures = []
 figures = {}
+SERVE_PORT = None  # the web wallet of the mailboxes: share links of "link ID" point at it
 PKPASS = "application/vnd.apple.pkpass"
 
 
@@ -124,6 +126,7 @@ library-map = "{template}"
 passconduit = "{PASSCONDUIT}"
 trust = ["{TRUST}"]
 time-zone = "UTC"
+public-url = "http://127.0.0.1:{SERVE_PORT}"
 """ + limits)
     log = open(os.path.join(WORK, "bot.err"), "a")
     signed_in = open(os.path.join(WORK, "bot.err")).read().count("signed in as")
@@ -199,12 +202,13 @@ class Person:
         assert isinstance(sent, nio.RoomSendResponse), sent
         return sent.event_id
 
-    async def wait(self, event_id, count=1, seconds=60, settle=0.0):
-        """The bot's replies to event_id once at least `count` arrived (and `settle` seconds passed quietly)."""
+    async def wait(self, event_id, count=1, seconds=60, settle=0.0, lines=False):
+        """The bot's replies to event_id once at least `count` arrived (only its text lines with `lines`),
+        and then `settle` seconds more."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             got = self.replies.get(event_id, [])
-            if len(got) >= count:
+            if len(notices(got) if lines else got) >= count:
                 if settle:
                     await asyncio.sleep(settle)
                 return self.replies.get(event_id, [])
@@ -319,7 +323,7 @@ async def converse(base, template):
         # a broken archive an invalid pass; as file.zip it is just not a pass).
         want = expected_bytes(open(os.path.join(passes, name), "rb").read(), filename)
         named_as_pass = filename.endswith((".pkpass", ".pkpasses"))
-        got = await alice.wait(event, count=max(1, len(want)), seconds=60 if want or named_as_pass else 3, settle=0.2)
+        got = await alice.wait(event, count=max(1, len(want)), seconds=60 if want or named_as_pass else 3, settle=0.5, lines=True)
         lines = notices(got)
         if not want:
             # Not a pass at all (not a zip, no pass.json): one sentence when it was named as a pass, else silence.
@@ -346,7 +350,7 @@ async def converse(base, template):
                                  ("message.eml", message, "message/rfc822")]:
         want = expected_bytes(data, name)
         event = await alice.send_file(plain, data, name, mimetype, False)
-        got = await alice.wait(event, count=max(1, len(want)), settle=0.5)
+        got = await alice.wait(event, count=max(1, len(want)), settle=1.0, lines=True)
         # Several passes, or passes inside another file: a line and a card each, never a re-labelled file.
         check(len(want) >= 1 and len(notices(got)) == len(want), f"{name}: replies {notices(got)} for {len(want)} passes")
         check(not any(c.get("msgtype") == "m.file" for c in got), f"{name}: a file was sent back")
@@ -385,7 +389,7 @@ async def converse(base, template):
     rows = [json.loads(l) for l in listed.stdout.decode().splitlines()]
     check(len(rows) == 1 and rows[0]["kind"] == "boardingPass", f"alice's library after add: {rows}")
     # The web wallet of alice@localhost shows what add filed.
-    port = free_port()
+    port = SERVE_PORT
     serve = subprocess.Popen([PASSCONDUIT, "serve", "--listen", f"127.0.0.1:{port}", "--auth", "header:X-Forwarded-User",
                               "--trusted-proxy", "127.0.0.1", "--library-map", template, "--trust", TRUST],
                              env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -400,6 +404,24 @@ async def converse(base, template):
                 await asyncio.sleep(0.1)
         description = expected(os.path.join(passes, "boarding-pass.pkpass"))[0][2]
         check(description and description in page, f"alice's web wallet does not list {description!r}")
+        # link: a share link that serves the pass's bytes as Wallet's type, until revoked.
+        library = template.replace("%{local}", "alice").replace("%{domain}", "localhost")
+        sha = json.loads(passconduit("list", "--json", "--library", library).stdout.decode().splitlines()[0])["sha256"]
+        said = await alice.say(direct, f"link {sha[:8]}")
+        got = await alice.wait(said)
+        urls = [w for b in notices(got) for w in b.split() if w.startswith(f"http://127.0.0.1:{port}/s/")]
+        check(len(urls) == 1, f"link: {notices(got)}")
+        if urls:
+            answer = urllib.request.urlopen(urls[0], timeout=10)
+            check(answer.headers.get("Content-Type", "").startswith(PKPASS) and answer.read() == boarding,
+                  f"the share link served {answer.headers.get('Content-Type')}")
+            revoked = passconduit("share", "--revoke", "1", "--library", library)
+            check(revoked.returncode == 0, f"share --revoke: {revoked.stderr.decode()}")
+            try:
+                urllib.request.urlopen(urls[0], timeout=10)
+                check(False, "a revoked share link still serves the pass")
+            except urllib.error.HTTPError as e:
+                check(e.code == 404, f"a revoked share link answers {e.code}")
     finally:
         serve.terminate()
         serve.wait(10)
@@ -479,6 +501,8 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     synapse, bot = None, None
     started = time.monotonic()
+    global SERVE_PORT
+    SERVE_PORT = free_port()
     try:
         synapse, base = start_synapse()
         bot, template = start_bot(base)
