@@ -25,9 +25,11 @@ extension CardPainter {
         var y = top + P
         let used = fit(pictures["logo"], x: x + P, y: y, maxWidth: 90, maxHeight: 30)
         let lx = x + P + (used.width > 0 ? used.width + 8 : 0)
-        text(b.flight, x: lx, y: y + 5, width: W / 2 - (lx - x), size: 17, bold: true, color: fg, lines: 1)
+        // The day keeps its natural width at the right; the flight number takes the rest.
+        let dayWidth = b.day.map { min(W / 2, measure($0, size: 12, bold: true) + 2) } ?? 0
+        text(b.flight, x: lx, y: y + 5, width: max(40, x + W - P - dayWidth - 8 - lx), size: 17, bold: true, color: fg, lines: 1)
         if let day = b.day {
-            text(day, x: x + W / 2, y: y + 8, width: W / 2 - P, size: 12, bold: true, color: label, align: .right, lines: 1)
+            text(day, x: x + W - P - dayWidth, y: y + 8, width: dayWidth, size: 12, bold: true, color: label, align: .right, lines: 1)
         }
         y += 40
         for mark in m.marks {
