@@ -21,7 +21,7 @@ enum CardHTML {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="color-scheme" content="light dark">
         <title>\(e(m.organization))\(m.passDescription.isEmpty ? "" : " · " + e(m.passDescription))</title>
-        <style>\(css)</style>
+        <style>\(styleSheet(for: m))</style>
         </head>
         <body>
         <main>
@@ -104,6 +104,118 @@ enum CardHTML {
 
     """
 
+    /// The style sheet for `m`: the new layouts' rules only on their cards, so a classic card's page
+    /// stays byte for byte what it was.
+    static func styleSheet(for m: CardModel) -> String {
+        m.poster != nil ? css + posterCSS : m.boarding != nil ? css + boardingCSS : css
+    }
+
+    /// The poster event ticket: the artwork area 320 × 400 (Apple's 358 × 448 artwork), the
+    /// title and date on a darkening gradient, the footer ("chin") over its bottom edge.
+    static let posterCSS = """
+    .card.poster { padding: 0; }
+    .card.poster > .art { position: relative; height: \(Int(CardPainter.posterArtHeight))px; background-size: cover;
+      background-position: center; display: flex; flex-direction: column; }
+    .art .shade { position: absolute; left: 0; right: 0; top: 0; height: 120px;
+      background: linear-gradient(rgba(0,0,0,.55), rgba(0,0,0,0)); }
+    .art .ptop { position: relative; display: flex; gap: 8px; padding: 12px; color: var(--ptext); }
+    .ptop .ptitle { flex: 1; min-width: 0; font-weight: bold; font-size: 20px; line-height: 24px; overflow-wrap: anywhere; }
+    .ptop .pteams { display: block; font-size: 22px; line-height: 26px; }
+    .ptop .pteams + .pname { font-size: 13px; line-height: 16px; }
+    .ptop .pdate { width: 128px; text-align: right; font-size: 12px; line-height: 15px; }
+    .ptop .pdate b { display: block; }
+    .art .mark { margin: 0 0 6px; position: relative; }
+    .art .pfoot { position: relative; margin-top: auto; padding: 12px; color: var(--pfoot); overflow: hidden; }
+    .pfoot .chin { position: absolute; inset: -20px; background-size: cover; background-position: center bottom;
+      filter: blur(12px) brightness(.65); z-index: 0; }
+    .pfoot > *:not(.chin) { position: relative; z-index: 1; }
+    .pfoot .section { position: absolute; left: 0; right: 0; top: 0; height: 4px; }
+    .pfoot .row { margin: 0; } .pfoot .l { color: var(--pfoot); } .pfoot .v { font-size: 18px; line-height: 22px; font-weight: bold; }
+    .pfoot .slogo { display: block; max-width: 135px; max-height: 12px; margin-top: 6px; }
+    .card.poster > figure { margin: 12px auto; }
+
+    """
+
+    static func posterFront(_ m: CardModel, _ p: PosterFace, images: [String: PassImage], width: Double) -> String {
+        let e = HTMLText.escape
+        let c = m.colors
+        var h = "<section class=\"card poster\" aria-label=\"front of the pass\" data-scheme=\"\(m.scheme.scheme.rawValue)\" "
+            + "style=\"width:\(Int(width))px;--bg:\(c.background.css);--fg:\(c.foreground.css);--label:\(c.label.css);"
+            + "--ptext:\(p.headerText.css);--pfoot:\(p.footerText.css)\">\n"
+        let art = images["artwork"]
+        h += "<div class=\"art\"" + (art.map { " style=\"background-image:url(\(dataURL($0)))\"" } ?? "") + ">"
+        if p.darkensHeader { h += "<div class=\"shade\"></div>" }
+        h += "<header class=\"ptop\"><span class=\"ptitle\" dir=\"auto\">"
+        if let teams = p.teams { h += "<span class=\"pteams\">\(e(teams))</span><span class=\"pname\">\(e(p.title))</span>" } else { h += e(p.title) }
+        h += "</span>"
+        if p.date != nil || p.time != nil {
+            h += "<span class=\"pdate\">" + (p.date.map { "<b>\(e($0))</b>" } ?? "") + (p.time.map { e($0) } ?? "") + "</span>"
+        }
+        h += "</header>\n"
+        for mark in m.marks { h += "<div class=\"mark \(mark.kind.rawValue)\" role=\"alert\">\(e(mark.text))</div>\n" }
+        h += "<div class=\"pfoot\"" + (p.footerColor.map { " style=\"background:\($0.css)\"" } ?? "") + ">"
+        if p.footerColor == nil, let art { h += "<div class=\"chin\" style=\"background-image:url(\(dataURL(art)))\"></div>" }
+        if let section = p.sectionColor { h += "<div class=\"section\" style=\"background:\(section.css)\"></div>" }
+        if !p.footerCells.isEmpty {
+            h += "<div class=\"row\">" + p.footerCells.enumerated().map { i, cell in
+                Self.cell(cell, align: p.footerCells.count > 1 && i == p.footerCells.count - 1 ? .right : .left)
+            }.joined() + "</div>"
+        }
+        if let logo = images["secondaryLogo"] { h += "<img class=\"slogo\" alt=\"\" src=\"\(dataURL(logo))\">" }
+        h += "</div></div>\n"
+        if let barcode = m.barcode { h += figure(barcode) }
+        h += "</section>\n"
+        return h
+    }
+
+    /// The semantic boarding pass: airports side by side, the boarding time large, badges as pills.
+    static let boardingCSS = """
+    .card.semantic .bday { margin-left: auto; color: var(--label); font-size: 12px; font-weight: bold; white-space: nowrap; }
+    .airports { display: flex; align-items: flex-start; margin-bottom: 8px; }
+    .airports .ap { flex: 1; min-width: 0; display: flex; flex-direction: column; }
+    .airports .ap.r { text-align: right; }
+    .airports .code { font-size: 34px; line-height: 40px; font-weight: bold; }
+    .airports .city { font-size: 11px; line-height: 14px; margin-bottom: 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+    .airports .v { font-size: 16px; line-height: 20px; }
+    .airports .glyph { width: 36px; padding-top: 9px; color: var(--label); } .airports .glyph svg { display: block; margin: 0 auto; }
+    .semantic .boards .v { font-size: 28px; line-height: 34px; font-weight: bold; }
+    .badges { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 6px; margin: 0 0 8px; padding: 0; }
+    .badges li { border: 1px solid var(--label); border-radius: 9px; padding: 1px 7px; font-size: 10px; line-height: 14px; font-weight: bold; }
+    .offline { font-size: 8px; line-height: 10px; color: var(--label); margin: 0 0 8px; }
+
+    """
+
+    static func boardingFront(_ m: CardModel, _ b: BoardingFace, images: [String: PassImage], width: Double) -> String {
+        let e = HTMLText.escape
+        let c = m.colors
+        var h = "<section class=\"card boardingPass semantic\" aria-label=\"front of the pass\" data-scheme=\"\(m.scheme.scheme.rawValue)\" "
+            + "style=\"width:\(Int(width))px;--bg:\(c.background.css);--fg:\(c.foreground.css);--label:\(c.label.css)\">\n<header>"
+        if let logo = images["logo"] { h += "<img class=\"logo\" alt=\"\" src=\"\(dataURL(logo))\">" }
+        h += "<span class=\"logotext\" dir=\"auto\">\(e(b.flight))</span>"
+        if let day = b.day { h += "<span class=\"bday\">\(e(day))</span>" }
+        h += "</header>\n"
+        for mark in m.marks { h += "<div class=\"mark \(mark.kind.rawValue)\" role=\"alert\">\(e(mark.text))</div>\n" }
+        func airport(_ a: BoardingFace.Airport, _ side: String, right: Bool) -> String {
+            "<div class=\"ap\(right ? " r" : "")\"><span class=\"code\">\(e(a.code))</span><span class=\"city\" dir=\"auto\">\(e(a.city))</span>"
+                + (a.time.map { "<span class=\"l\">\(side)</span><span class=\"v\">\(e($0))</span>" } ?? "") + "</div>"
+        }
+        h += "<div class=\"airports\">" + airport(b.departure, "DEPARTS", right: false)
+            + "<div class=\"glyph\" role=\"img\" aria-label=\"flight\">\(TransitIcon.air.svg(size: 22))</div>"
+            + airport(b.destination, "ARRIVES", right: true) + "</div>\n"
+        if let boarding = b.boardingTime {
+            h += "<div class=\"primary boards\">" + cell(FieldCell(label: "BOARDING", value: boarding, alignment: .natural)) + "</div>\n"
+        }
+        if !b.cells.isEmpty { h += row(b.cells) }
+        if let passenger = b.passenger {
+            h += "<div class=\"row\">" + cell(FieldCell(label: "PASSENGER", value: passenger, alignment: .natural)) + "</div>\n"
+        }
+        if !b.badges.isEmpty { h += "<ul class=\"badges\">" + b.badges.map { "<li dir=\"auto\">\(e($0))</li>" }.joined() + "</ul>\n" }
+        h += "<p class=\"offline\">\(e(BoardingFace.offlineNote))</p>\n"
+        if let barcode = m.barcode { h += figure(barcode) }
+        h += "</section>\n"
+        return h
+    }
+
     static func dataURL(_ image: PassImage) -> String {
         "data:image/png;base64," + Data(image.bytes).base64EncodedString()
     }
@@ -122,6 +234,8 @@ enum CardHTML {
     }
 
     static func front(_ m: CardModel, images: [String: PassImage], width: Double) -> String {
+        if let poster = m.poster { return posterFront(m, poster, images: images, width: width) }
+        if let boarding = m.boarding { return boardingFront(m, boarding, images: images, width: width) }
         let e = HTMLText.escape
         let c = m.colors
         var h = "<section class=\"card \(m.kind.rawValue)\" aria-label=\"front of the pass\" style=\"width:\(Int(width))px;"

@@ -99,6 +99,16 @@ package struct CardModel: Sendable {
     package var omittedBackFields: Int
     /// Things the reader of the picture should know (images skipped, colours replaced).
     package var notes: [String]
+    /// The layout Wallet 27 draws (`PassInfo.scheme`), with the reason a poster scheme was not used.
+    package var scheme: SchemeChoice
+    /// The poster event ticket's face, when `scheme` is `posterEventTicket`: the classic rows
+    /// above are then not drawn.
+    package var poster: PosterFace?
+    /// The semantic boarding pass's face, when `scheme` is `semanticBoardingPass`.
+    package var boarding: BoardingFace?
+    /// The poster's full-bleed `artwork` (else its `background`), and its `secondaryLogo`.
+    package var artwork: PassImage?
+    package var secondaryLogo: PassImage?
 
     /// Wallet's own maxima per row ([WDG]); more fields are not displayed.
     static let maxHeader = 3
@@ -198,6 +208,19 @@ package struct CardModel: Sendable {
         }
         backFields = back
         omittedBackFields = omitted
+        scheme = info.scheme
+        if scheme.scheme == .posterEventTicket {
+            // The poster draws its artwork full-bleed, not the classic blurred background.
+            poster = PosterFace(info: info)
+            artwork = image("artwork") ?? image("background")
+            secondaryLogo = image("secondaryLogo")
+            background = nil
+            strip = nil
+            thumbnail = nil
+        } else if scheme.scheme == .semanticBoardingPass {
+            boarding = BoardingFace(info: info)
+            footer = nil
+        }
         self.notes = notes
     }
 

@@ -259,6 +259,8 @@ final class CardPainter {
 
     /// Lays out (and when drawing, paints) the front at (x, y); returns its height.
     func front(x: Double, y top: Double, height knownHeight: Double?) -> Double {
+        if let poster = model.poster { return posterFront(poster, x: x, y: top, height: knownHeight) }
+        if let boarding = model.boarding { return boardingFront(boarding, x: x, y: top, height: knownHeight) }
         let P = Self.padding, W = width, m = model
         if drawing, let h = knownHeight {
             cairo_save(cr)

@@ -115,7 +115,8 @@ package enum PassRenderer {
         var pictures: [String: PassPicture] = [:]
         var images: [String: PassImage] = [:]
         let slots: [(String, PassImage?)] = [("logo", model.logo), ("strip", model.strip), ("background", model.background),
-                                              ("thumbnail", model.thumbnail), ("footer", model.footer)]
+                                              ("thumbnail", model.thumbnail), ("footer", model.footer),
+                                              ("artwork", model.artwork), ("secondaryLogo", model.secondaryLogo)]
         for (name, image) in slots {
             guard let image else { continue }
             switch PassPicture.decode(image, limits: request.imageLimits, budget: &budget) {
@@ -134,6 +135,12 @@ package enum PassRenderer {
         model.background = images["background"]
         model.thumbnail = images["thumbnail"]
         model.footer = images["footer"]
+        model.artwork = images["artwork"]
+        model.secondaryLogo = images["secondaryLogo"]
+        if model.poster != nil {
+            model.colors = CardColors(document: info.document, backgroundImageLuminance: pictures["artwork"]?.meanLuminance)
+            model.poster?.chooseColors(colors: model.colors, artworkLuminance: pictures["artwork"]?.meanLuminance)
+        }
 
         return (model, pictures, images)
     }
@@ -150,7 +157,7 @@ package enum PassRenderer {
         var body = ""
         if side != .back { body += CardHTML.front(model, images: images, width: width) }
         if side != .front { body += CardHTML.back(model, width: width) }
-        return (CardHTML.css, body, model.notes)
+        return (CardHTML.styleSheet(for: model), body, model.notes)
     }
 
     /// A scratch context for the measuring pass.

@@ -3,7 +3,8 @@ import Foundation
 import PassStore
 import WalletPass
 
-/// `show`: every field by section (back fields too), barcodes, dates, signer, source, library times.
+/// `show`: every field by section (back fields too), barcodes, dates, signer, source, library times;
+/// with --verbose also the layout the pass is drawn in and pass.json's warnings.
 struct PassDetails {
     let terminal: Terminal
 
@@ -23,6 +24,12 @@ struct PassDetails {
         if pass.voided { lines.append(card.row("Voided", "yes")) }
         if let transit = pass.transitType { lines.append(card.row("Transit", card.safe(Self.transitName(transit)))) }
         lines.append(card.row("Status", Recheck(stored: stored.status, verdict: verdict).text(card)))
+        if terminal.verbose {
+            // The layout Wallet 27 draws (and why not the one the pass asked for), and what
+            // pass.json had that Wallet tolerates: a reason for a card that looks unlike the phone's.
+            lines.append(card.row("Drawn as", card.safe(pass.scheme.text)))
+            for warning in pass.document.warnings { lines.append(card.row("Warning", card.safe(warning))) }
+        }
         for group in PassFieldGroup.allCases {
             let name = group.title, fields = group.fields(of: pass)
             guard !fields.isEmpty else { continue }

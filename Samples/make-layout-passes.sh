@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# make-layout-passes.sh: signed sample passes for the layouts Wallet added after iOS 17: the iOS 18
+# poster event ticket (preferredStyleSchemes ["posterEventTicket", "eventTicket"]) and the iOS 26
+# semantic boarding pass (["semanticBoardingPass", "boardingPass"]), and the cases where Wallet falls
+# back to the classic event ticket or boarding pass.
+#
+# The keys and values follow Apple's documented examples ("Creating a poster event pass using
+# semantic tags": a general event, a sports event with team abbreviations, a live performance with
+# performer names) and passkit-generator's example models posterEventTicketWithNewSeats and
+# posterEventTicketWithAdmissionLevel (../shared/corpus/pkpass-real/templates-json/), completed with
+# the keys Apple lists as required (eventName, venueName, venueRegionName, venueRoom; sports
+# home/awayTeamAbbreviation; live performance performerNames) and images at Apple's sizes
+# (Pass Builder's PassPackage: artwork 358 x 448 pt, background 345 x 505, secondaryLogo <= 135 x 12,
+# shipped @2x). The artwork is drawn here (gradients and bands), no third-party picture is copied.
+# The boarding passes follow "Creating an airline boarding pass using semantic tags" (every required
+# key) with the values of United's sample pass (KDE kpkpass autotests, in Tests/WalletPassTests/
+# Fixtures/pkpass-real) and passkit-generator's semanticBoardingPass model.
+#
+# Writes layout-passes/ beside this script: the .pkpass files, expected.tsv (file, the scheme
+# passconduit must draw, the fallback reason) and README.md. Signed with the test CA in ca/
+# (make-passes.sh makes it; the "event" and "boarding" leaves) under a frozen clock, so a re-run
+# rewrites the same bytes. Needs openssl, python3 and faketime.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+ca="$here/ca"
+out="$here/layout-passes"
+
+for tool in openssl python3 faketime; do
+  command -v "$tool" >/dev/null || { echo "make-layout-passes.sh: $tool is required" >&2; exit 69; }
+done
+[[ -f "$ca/event.pem" && -f "$ca/event.key" ]] || { echo "make-layout-passes.sh: run make-passes.sh first (no ca/event.pem)" >&2; exit 66; }
+
+export TZ=UTC
+rm -rf "$out"
+mkdir -p "$out"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+CA="$ca" OUT="$out" WORK="$work" python3 - <<'PY'
+import hashlib, json, math, os, struct, subprocess, zipfile, zlib
+
+CA, OUT, WORK = os.environ["CA"], os.environ["OUT"], os.environ["WORK"]
+SIGN_TIME = "2026-03-01 10:00:00"
+ZIP_TIME = (2026, 3, 1, 10, 0, 0)
+
+def encode(width, height, pixel):
+    rows = bytearray()
+    for y in range(height):
+        rows.append(0)
+        for x in range(width):
+            rows += bytes(pixel(x, y))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(bytes(rows), 9)) + chunk(b"IEND", b"")
+
+def poster(width, height, top, bottom, accent):
+    """Poster art: a vertical gradient from top to bottom colour, a sun disc and diagonal bands."""
+    cx, cy, r = width * 0.62, height * 0.38, width * 0.24
+    def pixel(x, y):
+        t = y / (height - 1)
+        c = [int(top[i] * (1 - t) + bottom[i] * t) for i in range(3)]
+        if (x - cx) ** 2 + (y - cy) ** 2 < r * r:
+            c = list(accent)
+        elif ((x + 2 * y) // 48) % 5 == 0:
+            c = [min(255, v + 28) for v in c]
+        return (c[0], c[1], c[2], 255)
+    return encode(width, height, pixel)
+
+def flat(width, height, rgb, alpha=255):
+    return encode(width, height, lambda x, y: (rgb[0], rgb[1], rgb[2], alpha))
+
+def wordmark(width, height, rgb):
+    """A secondary logo: a row of bars on transparent ground, like a sponsor's wordmark."""
+    return encode(width, height, lambda x, y: (rgb[0], rgb[1], rgb[2], 255 if (x // 6) % 3 != 2 and 2 <= y < height - 2 else 0))
+
+ICON = {"icon.png": flat(29, 29, (200, 40, 80)), "icon@2x.png": flat(58, 58, (200, 40, 80))}
+LOGO = {"logo@2x.png": wordmark(160, 50, (255, 255, 255))}
+LOGO_DARK = {"logo@2x.png": wordmark(160, 50, (20, 50, 120))}
+ART_GALA = poster(716, 896, (20, 24, 70), (190, 60, 110), (255, 200, 80))
+ART_JAZZ = poster(716, 896, (10, 60, 60), (230, 150, 40), (250, 240, 220))
+BG_SPORTS = poster(690, 1010, (10, 40, 120), (20, 120, 60), (250, 250, 250))
+SPONSOR = wordmark(270, 24, (255, 255, 255))
+
+def sign(manifest, signer):
+    src, sig = os.path.join(WORK, "manifest.json"), os.path.join(WORK, "signature")
+    with open(src, "wb") as f:
+        f.write(manifest)
+    subprocess.run(["faketime", "-f", SIGN_TIME, "openssl", "cms", "-sign", "-binary", "-in", src, "-outform", "DER",
+                    "-out", sig, "-signer", os.path.join(CA, signer + ".pem"), "-inkey", os.path.join(CA, signer + ".key"),
+                    "-certfile", os.path.join(CA, "wwdr.pem")], check=True)
+    with open(sig, "rb") as f:
+        return f.read()
+
+expected = []
+
+def write_pass(fname, pass_json, images, scheme, reason="", signer="event"):
+    files = {"pass.json": (json.dumps(pass_json, indent=2, ensure_ascii=False) + "\n").encode("utf-8")}
+    files.update(ICON)
+    files.update(images)
+    manifest = (json.dumps({n: hashlib.sha1(b).hexdigest() for n, b in sorted(files.items())}, indent=2) + "\n").encode()
+    entries = sorted(files.items()) + [("manifest.json", manifest), ("signature", sign(manifest, signer))]
+    with zipfile.ZipFile(os.path.join(OUT, fname), "w") as z:
+        for name, data in entries:
+            zi = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.create_system = 3
+            zi.external_attr = 0o644 << 16
+            z.writestr(zi, data)
+    expected.append((fname, pass_json["passTypeIdentifier"] + "/" + pass_json["serialNumber"], scheme, reason))
+
+def ticket(serial, description, semantics, **extra):
+    d = {"formatVersion": 1, "passTypeIdentifier": "pass.org.passconduit.event", "serialNumber": serial,
+         "teamIdentifier": "PCTEAM0001", "organizationName": "Passconduit Live", "description": description,
+         "preferredStyleSchemes": ["posterEventTicket", "eventTicket"],
+         "backgroundColor": "rgb(24, 24, 40)", "foregroundColor": "rgb(255, 255, 255)", "labelColor": "rgb(220, 220, 235)",
+         "logoText": "Passconduit Live",
+         # The classic fields an older device (and a failed poster) shows.
+         "eventTicket": {
+             "primaryFields": [{"key": "event", "label": "EVENT", "value": semantics.get("eventName", description) if isinstance(semantics, dict) else description}],
+             "secondaryFields": [{"key": "venue", "label": "VENUE", "value": "Royal Festival Hall"}],
+             "auxiliaryFields": [{"key": "date", "label": "DATE", "value": "2026-05-01T19:30+01:00", "dateStyle": "PKDateStyleMedium",
+                                  "timeStyle": "PKDateStyleShort"}],
+             "backFields": [{"key": "terms", "label": "Terms", "value": "Sample pass made by passconduit's Samples/make-layout-passes.sh."}],
+         },
+         "semantics": semantics,
+         "barcodes": [{"format": "PKBarcodeFormatQR", "message": "PC-" + serial, "messageEncoding": "iso-8859-1", "altText": serial}],
+         "relevantDates": [{"startDate": "2026-05-01T18:00:00+01:00", "endDate": "2026-05-01T23:00:00+01:00"}]}
+    d.update(extra)
+    return d
+
+GALA = {"eventType": "PKEventTypeGeneric", "eventName": "Spring Gala", "venueName": "Royal Festival Hall",
+        "venueRegionName": "London", "venueRoom": "Main Auditorium", "eventStartDate": "2026-05-01T19:30:00+01:00",
+        "eventEndDate": "2026-05-01T23:00:00+01:00", "attendeeName": "Alex Sample",
+        "venueLocation": {"latitude": 51.5058, "longitude": -0.1166},
+        "seats": [{"seatSection": "Stalls", "seatRow": "H", "seatNumber": "12", "seatSectionColor": "#FFD700"},
+                  {"seatSection": "Stalls", "seatRow": "H", "seatNumber": "13", "seatSectionColor": "#FFD700"}]}
+write_pass("poster-event.pkpass", ticket("GALA-1", "Spring Gala", GALA, eventLogoText="SPRING GALA"),
+           {"artwork@2x.png": ART_GALA, "secondaryLogo@2x.png": SPONSOR, **LOGO}, "posterEventTicket")
+
+SPORTS = {"eventType": "PKEventTypeSports", "eventName": "Harbour City vs Northbridge", "venueName": "Harbour Stadium",
+          "venueRegionName": "Harbour City", "venueRoom": "North Stand", "homeTeamName": "Harbour City",
+          "homeTeamAbbreviation": "HBC", "awayTeamName": "Northbridge", "awayTeamAbbreviation": "NBR",
+          "leagueName": "Coastal League", "sportName": "Football", "eventStartDate": "2026-08-15T15:00:00+01:00",
+          "seats": [{"seatSection": "112", "seatRow": "K", "seatNumber": "7", "seatAisle": "4", "seatLevel": "Upper"}]}
+write_pass("poster-sports.pkpass", ticket("MATCH-7", "Harbour City vs Northbridge", SPORTS, eventLogoText="Coastal League",
+                                          footerBackgroundColor="rgb(200, 16, 46)", suppressHeaderDarkening=True),
+           {"background@2x.png": BG_SPORTS, "secondaryLogo@2x.png": SPONSOR}, "posterEventTicket")
+
+JAZZ = {"eventType": "PKEventTypeLivePerformance", "eventName": "South Bay Jazz Festival", "venueName": "The Stadium",
+        "venueRegionName": "South Bay", "venueRoom": "Open-air stage", "performerNames": ["The Quartet", "Maduk"],
+        "eventStartDateInfo": {"date": "2026-07-10T17:00:00-07:00", "timeZone": "America/Los_Angeles"},
+        "eventEndDate": "2026-07-12T23:00:00-07:00", "admissionLevel": "VIP Access", "admissionLevelAbbreviation": "VIP"}
+write_pass("poster-live.pkpass", ticket("JAZZ-3", "South Bay Jazz Festival", JAZZ, eventLogoText="South Bay Jazz",
+                                        useAutomaticColors=True),
+           {"artwork@2x.png": ART_JAZZ}, "posterEventTicket")
+
+# The fallbacks: the same ticket with one requirement broken; Wallet draws the classic event ticket.
+no_venue = {k: v for k, v in GALA.items() if k != "venueName"}
+write_pass("fallback-no-venue.pkpass", ticket("GALA-2", "Spring Gala", no_venue, eventLogoText="SPRING GALA"),
+           {"artwork@2x.png": ART_GALA, **LOGO}, "eventTicket", "semantics.venueName is missing")
+write_pass("fallback-semantics-string.pkpass", ticket("GALA-3", "Spring Gala", "Spring Gala at the Royal Festival Hall"),
+           {"artwork@2x.png": ART_GALA, **LOGO}, "eventTicket", "semantics is a string, not an object")
+write_pass("fallback-no-artwork.pkpass", ticket("GALA-4", "Spring Gala", GALA, eventLogoText="SPRING GALA"),
+           dict(LOGO), "eventTicket", "the pass has no artwork or background image")
+no_teams = {k: v for k, v in SPORTS.items() if k != "awayTeamAbbreviation"}
+write_pass("fallback-sports-no-team.pkpass", ticket("MATCH-8", "Harbour City vs Northbridge", no_teams,
+                                                    footerBackgroundColor="rgb(200, 16, 46)"),
+           {"background@2x.png": BG_SPORTS}, "eventTicket", "semantics.awayTeamAbbreviation is missing")
+
+# Semantic boarding passes (iOS 26).
+FLIGHT = {"airlineCode": "UA", "flightCode": "UA987", "flightNumber": 987, "departureAirportCode": "ORD",
+          "departureAirportName": "O'Hare International Airport", "departureCityName": "Chicago", "departureGate": "C10",
+          "departureTerminal": "1", "departureLocationTimeZone": "America/Chicago", "destinationAirportCode": "CDG",
+          "destinationAirportName": "Paris Charles de Gaulle Airport", "destinationCityName": "Paris",
+          "destinationLocationTimeZone": "Europe/Paris", "originalBoardingDate": "2026-12-09T22:10:00Z",
+          "originalDepartureDate": "2026-12-09T23:00:00Z", "originalArrivalDate": "2026-12-10T07:01:00Z",
+          "passengerName": {"givenName": "Lani", "familyName": "Martinez"}, "boardingGroup": "2", "boardingZone": "2",
+          "seats": [{"seatRow": "52", "seatNumber": "C"}], "ticketFareClass": "Economy", "membershipProgramName": "MileagePlus",
+          "membershipProgramStatus": "Premier Silver", "confirmationNumber": "H8JP44",
+          "passengerEligibleSecurityPrograms": ["PKTransitSecurityProgramTSAPreCheck"],
+          "internationalDocumentsAreVerified": True, "internationalDocumentsVerifiedDeclarationName": "Travel Ready",
+          "passengerServiceSSRs": ["WCHR"]}
+
+def flight(serial, semantics, **extra):
+    d = {"formatVersion": 1, "passTypeIdentifier": "pass.org.passconduit.boarding", "serialNumber": serial,
+         "teamIdentifier": "PCTEAM0001", "organizationName": "Passconduit Air", "description": "Boarding pass UA 987",
+         "preferredStyleSchemes": ["semanticBoardingPass", "boardingPass"],
+         "backgroundColor": "rgb(255, 255, 255)", "foregroundColor": "rgb(0, 0, 0)", "labelColor": "rgb(90, 90, 110)",
+         "boardingPass": {
+             "transitType": "PKTransitTypeAir",
+             "headerFields": [{"key": "gate", "label": "GATE", "value": "C10"}],
+             "primaryFields": [{"key": "from", "label": "CHICAGO", "value": "ORD"}, {"key": "to", "label": "PARIS", "value": "CDG"}],
+             "auxiliaryFields": [{"key": "passenger", "label": "PASSENGER NAME", "value": "Lani Martinez"},
+                                 {"key": "seat", "label": "SEAT NUMBER", "value": "52C"}],
+             "secondaryFields": [{"key": "boards", "label": "BOARDING TIME", "value": "16:10"}],
+             "backFields": [{"key": "terms", "label": "Terms", "value": "Sample pass made by passconduit's Samples/make-layout-passes.sh."}],
+         },
+         "semantics": semantics,
+         "barcodes": [{"format": "PKBarcodeFormatAztec", "message": "M1MARTINEZ/LANI       EH8JP44 ORDCDGUA 0987 343Y052C0288 100",
+                       "messageEncoding": "iso-8859-1"}]}
+    d.update(extra)
+    return d
+
+write_pass("semantic-boarding.pkpass", flight("UA987-1", FLIGHT), dict(LOGO_DARK), "semanticBoardingPass", signer="boarding")
+no_city = {k: v for k, v in FLIGHT.items() if k != "departureCityName"}
+write_pass("fallback-boarding-no-city.pkpass", flight("UA987-2", no_city), dict(LOGO_DARK), "boardingPass",
+           "semantics.departureCityName is missing", signer="boarding")
+train = flight("UA987-3", FLIGHT)
+train["boardingPass"]["transitType"] = "PKTransitTypeTrain"
+write_pass("fallback-boarding-train.pkpass", train, dict(LOGO_DARK), "boardingPass",
+           "boardingPass.transitType is PKTransitTypeTrain, not PKTransitTypeAir", signer="boarding")
+
+with open(os.path.join(OUT, "expected.tsv"), "w") as f:
+    f.write("file\tid\tscheme\treason\n")
+    for row in expected:
+        f.write("\t".join(row) + "\n")
+PY
+
+cat > "$out/README.md" <<'EOF'
+# Samples of the iOS 18-26 layouts
+
+Made by `../make-layout-passes.sh` (do not edit by hand; re-run it: the bytes come out the same).
+Signed by the sample CA's `event` and `boarding` leaves (`pass.org.passconduit.event`,
+`pass.org.passconduit.boarding`, team PCTEAM0001), which chain to the test root in `../ca` — valid for `passconduit` run with the samples' trust store,
+never for a real device.
+
+Origin of the content: the keys and values follow Apple's documentation ("Creating a poster event
+pass using semantic tags": the general, sports and live-performance examples; "Pass" for
+`eventLogoText`, `footerBackgroundColor`, `suppressHeaderDarkening`, `useAutomaticColors`) and
+passkit-generator's example models `posterEventTicketWithNewSeats` and
+`posterEventTicketWithAdmissionLevel` (MIT; `../../shared/corpus/pkpass-real/templates-json/`),
+completed with every key Apple lists as required. Image sizes are Apple's (Pass Builder's
+`PassPackage.swift`): artwork 358 × 448 pt, background 345 × 505 pt, secondary logo at most
+135 × 12 pt, all shipped @2x. The pictures are drawn by the script (gradients, a disc, bands).
+
+`expected.tsv` says which layout passconduit must choose for each file and, for the fallbacks,
+the reason `show --verbose` gives.
+
+| file | what it is |
+|---|---|
+| poster-event.pkpass | general event: artwork, eventLogoText, two seats with a section colour, secondary logo, QR |
+| poster-sports.pkpass | sports: team abbreviations, background image, red footerBackgroundColor, four seat elements, no header darkening |
+| poster-live.pkpass | live performance over three days: admission level instead of seats, useAutomaticColors, date span |
+| fallback-no-venue.pkpass | semantics.venueName missing: classic event ticket |
+| fallback-semantics-string.pkpass | semantics is a string, not an object: classic event ticket |
+| fallback-no-artwork.pkpass | no artwork or background image: classic event ticket |
+| semantic-boarding.pkpass | iOS 26 semantic boarding pass: every required flight key, seat, zone, group, badges (fare class, status, TSA PreCheck, documents verified, WCHR), Aztec |
+| fallback-boarding-no-city.pkpass | semantics.departureCityName missing: classic boarding pass |
+| fallback-boarding-train.pkpass | transitType PKTransitTypeTrain: classic boarding pass |
+| fallback-sports-no-team.pkpass | sports without awayTeamAbbreviation: classic event ticket (its footerBackgroundColor unused) |
+EOF
+echo "wrote $(ls "$out"/*.pkpass | wc -l) passes to $out"
