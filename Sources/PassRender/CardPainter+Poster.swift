@@ -79,17 +79,7 @@ extension CardPainter {
         y += max(left, right) + 10
 
         // Marks, as on every card.
-        for mark in m.marks {
-            let band: RGB = mark.kind == .notVerified ? RGB(0.78, 0.16, 0.16) : mark.kind == .voided ? RGB(0.26, 0.26, 0.26) : RGB(0.85, 0.35, 0)
-            let th = layoutHeight(mark.text, size: 10, bold: true, width: W - 2 * P, lines: 3)
-            if drawing {
-                color(band)
-                cairo_rectangle(cr, x, y, W, th + 8)
-                cairo_fill(cr)
-            }
-            text(mark.text, x: x + P, y: y + 4, width: W - 2 * P, size: 10, bold: true, color: .white, align: .center, lines: 3)
-            y += th + 8 + 6
-        }
+        drawMarks(m.marks, x: x, y: &y, width: W, padding: P)
 
         // Footer: the seat elements across, the secondary logo under them.
         var fy = footerTop + P

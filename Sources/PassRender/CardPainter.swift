@@ -305,18 +305,7 @@ final class CardPainter {
         y += headerHeight + 8
 
         // Marks: a band across the card for each reason not to trust it.
-        for mark in m.marks {
-            let band: RGB = mark.kind == .notVerified ? RGB(0.78, 0.16, 0.16) : mark.kind == .voided ? RGB(0.26, 0.26, 0.26) : RGB(0.85, 0.35, 0)
-            let th = layoutHeight(mark.text, size: 10, bold: true, width: W - 2 * P, lines: 3)
-            let bh = th + 8
-            if drawing {
-                color(band)
-                cairo_rectangle(cr, x, y, W, bh)
-                cairo_fill(cr)
-            }
-            text(mark.text, x: x + P, y: y + 4, width: W - 2 * P, size: 10, bold: true, color: .white, align: .center, lines: 3)
-            y += bh + 6
-        }
+        drawMarks(m.marks, x: x, y: &y, width: W, padding: P)
 
         // Primary fields: over the strip, beside the thumbnail, or across the card (boarding pass).
         let thumb = pictures["thumbnail"]
@@ -429,6 +418,22 @@ final class CardPainter {
         color(c)
         cairo_fill(cr)
         cairo_restore(cr)
+    }
+
+    /// The marks: a band across the card for each reason not to trust it (every layout draws them alike).
+    func drawMarks(_ marks: [CardMark], x: Double, y: inout Double, width W: Double, padding P: Double) {
+        for mark in marks {
+            let band: RGB = mark.kind == .notVerified ? RGB(0.78, 0.16, 0.16) : mark.kind == .voided ? RGB(0.26, 0.26, 0.26) : RGB(0.85, 0.35, 0)
+            let th = layoutHeight(mark.text, size: 10, bold: true, width: W - 2 * P, lines: 3)
+            let bh = th + 8
+            if drawing {
+                color(band)
+                cairo_rectangle(cr, x, y, W, bh)
+                cairo_fill(cr)
+            }
+            text(mark.text, x: x + P, y: y + 4, width: W - 2 * P, size: 10, bold: true, color: .white, align: .center, lines: 3)
+            y += bh + 6
+        }
     }
 
     func layoutHeight(_ s: String, size: Double, bold: Bool = false, width: Double, lines: Int = 1) -> Double {
