@@ -24,7 +24,17 @@ extension WebApp {
         guard let user = try await config.state.calendarUser(secret: secret), let library = try await config.libraries(user) else {
             throw nobody
         }
-        let calendar = try await LibraryCalendar.write(library: library, opener: config.opener)
+        // "?alarm=3h" or "?alarm=kind": the reminders of `passconduit calendar --alarm`, chosen
+        // where the address is pasted into a calendar program.
+        var alarms: CalendarAlarms?
+        if let text = WebForm.urlEncoded(Substring(request.uri.query ?? ""))["alarm"] {
+            guard let parsed = CalendarAlarms.parse(text) else {
+                throw WebProblem(.badRequest, route: route, title: "Bad request",
+                                 "alarm= wants a lead time such as 3h, 90m, 1d or 1h30m (at most 4w), or kind.")
+            }
+            alarms = parsed
+        }
+        let calendar = try await LibraryCalendar.write(library: library, opener: config.opener, alarms: alarms)
         var headers = HTTPFields()
         headers[.contentType] = "text/calendar; charset=utf-8"
         headers[.contentDisposition] = "inline; filename=\"passes.ics\""

@@ -89,7 +89,9 @@ extension WebPages {
         }
         h += "<section aria-labelledby=\"calendar\"><h2 id=\"calendar\">Calendar subscription</h2>\n"
         h += "<p>Your calendar program can subscribe to the dates of your passes (what “passconduit calendar” writes), and keeps them up to date. "
-            + "The address holds a secret of its own: anyone who has it sees your passes' dates, so renew or revoke it when it was shared by mistake.</p>\n"
+            + "The address holds a secret of its own: anyone who has it sees your passes' dates, so renew or revoke it when it was shared by mistake. "
+            + "For reminders, add <code>?alarm=3h</code> (any lead time: 30m, 1d) or <code>?alarm=kind</code> "
+            + "(3 hours before a flight, a day before an event, an hour before any other date) to the address.</p>\n"
         let form = { (action: String, label: String, danger: Bool) in
             "<form method=\"post\" action=\"/settings/calendar\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"
                 + "<button type=\"submit\" name=\"action\" value=\"\(action)\"\(danger ? " class=\"danger\"" : "")>\(label)</button></form>"

@@ -47,7 +47,8 @@ struct CalendarCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
     var output: String?
 
-    @Option(name: .long, help: ArgumentHelp("Remind this long before each event (3h, 90m, 1d), or \"kind\" for each kind's own lead time.", valueName: "lead"))
+    // Unconditional: "--alarm -3h" reaches validate() and its usage error instead of reading as options -3 and -h.
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Remind this long before each event (3h, 90m, 1d), or \"kind\" for each kind's own lead time.", valueName: "lead"))
     var alarm: String?
 
     @Argument(help: "The passes: type/serial or a SHA-256 prefix; none for every pass with a date.")

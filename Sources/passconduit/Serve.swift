@@ -52,7 +52,8 @@ struct Serve: ParsableCommand {
         --update-allow-host HOST lets a test server through.
 
         The Settings page makes a calendar subscription address (webcal://HOST/calendar/SECRET.ics: \
-        what "passconduit calendar" writes, for calendar programs) and API tokens for the JSON API \
+        what "passconduit calendar" writes, for calendar programs; with ?alarm=3h or ?alarm=kind \
+        its events remind as with "calendar --alarm") and API tokens for the JSON API \
         under /api/v1/ (Authorization: Bearer TOKEN; the passes as "list --json" and "show --json" \
         write them).
 

@@ -225,6 +225,14 @@ final class CalendarTests: XCTestCase {
         let bad = try sandbox.run("calendar", ["--alarm", "soon"])
         XCTAssertEqual(bad.status, 64)
         XCTAssertTrue(bad.stderr.contains("--alarm wants a lead time such as 3h"), bad.stderr)
+        // Zero without a unit, a negative lead (not read as options -3 and -h), more than four weeks, words.
+        for text in ["0", "-3h", "400d", "abc"] {
+            let refused = try sandbox.run("calendar", ["--alarm", text, "-o", sandbox.dir.appendingPathComponent("bad.ics").path])
+            XCTAssertEqual(refused.status, 64, "--alarm \(text): \(refused.stdout) \(refused.stderr)")
+            XCTAssertTrue(refused.stderr.contains("--alarm wants a lead time such as 3h, 90m, 1d or 1h30m (at most 4w), or \"kind\"; not \(text)"),
+                          refused.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.dir.appendingPathComponent("bad.ics").path))
+        }
     }
 
     func testVoidedPassGivesACancelledEventAndANamedPassWithoutDateIsAnError() throws {

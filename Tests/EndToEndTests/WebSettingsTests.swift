@@ -74,6 +74,23 @@ final class WebSettingsTests: XCTestCase {
         XCTAssertEqual(feed.status, 200, feed.text)
         XCTAssertEqual(feed.header("Content-Type"), "text/calendar; charset=utf-8")
         XCTAssertEqual(feed.text, expected.stdout)
+        XCTAssertFalse(feed.text.contains("VALARM"))
+        // "?alarm=": the reminders of `calendar --alarm`, byte for byte; a lead time it cannot read is a 400.
+        for lead in ["3h", "kind"] {
+            let withAlarm = try curl(url + "?alarm=" + lead)
+            XCTAssertEqual(withAlarm.status, 200, withAlarm.text)
+            XCTAssertEqual(withAlarm.text, try sandbox.run("calendar", ["--alarm", lead]).stdout)
+            XCTAssertEqual(withAlarm.text.components(separatedBy: "BEGIN:VALARM").count - 1, 2, withAlarm.text)
+            let alarmed = sandbox.dir.appendingPathComponent("alarm-\(lead).ics")
+            try withAlarm.body.write(to: alarmed)
+            let read = try HandOn.checkICS([alarmed], passes: passes.map { URL(fileURLWithPath: $0) })
+            let seconds = read.compactMap { ($0["alarms"] as? [[String: Any]])?.first?["seconds"] as? Int }.sorted()
+            XCTAssertEqual(seconds, lead == "3h" ? [-10_800, -10_800] : [-86_400, -10_800], "\(read)")
+        }
+        let refused = try curl(url + "?alarm=-3h")
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertTrue(refused.text.contains("alarm= wants a lead time"), refused.text)
+        XCTAssertFalse(refused.text.contains(secret), "the error page does not repeat the secret")
         let ics = sandbox.dir.appendingPathComponent("subscribed.ics")
         try feed.body.write(to: ics)
         let events = try HandOn.checkICS([ics], passes: passes.map { URL(fileURLWithPath: $0) })

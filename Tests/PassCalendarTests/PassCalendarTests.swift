@@ -243,7 +243,7 @@ final class PassCalendarTests: XCTestCase {
         XCTAssertEqual(CalendarAlarms.seconds("1d"), 86_400)
         XCTAssertEqual(CalendarAlarms.seconds("2w"), 1_209_600)
         XCTAssertEqual(CalendarAlarms.seconds("0m"), 0)
-        for bad in ["", "3", "h", "3x", "30m1h", "1h1h", "-3h", "3h ", "5w", "999999h", "١h"] {
+        for bad in ["", "0", "3", "h", "abc", "3x", "30m1h", "1h1h", "-3h", "+3h", "3h ", "400d", "29d", "5w", "999999h", "١h", "kinds"] {
             XCTAssertNil(CalendarAlarms.seconds(bad), bad)
         }
         XCTAssertEqual(CalendarAlarms.parse("kind"), .byKind)
@@ -271,6 +271,31 @@ final class PassCalendarTests: XCTestCase {
         XCTAssertTrue(text.contains("TRANSP:OPAQUE\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Example Hall: Concert ticket\r\nTRIGGER:-PT3H\r\nEND:VALARM\r\nEND:VEVENT\r\n"), text)
         live[0].alarm = nil
         XCTAssertFalse(CalendarWriter.write(live).contains("VALARM"), "no alarm unless asked")
+    }
+
+    /// A long event name with commas and non-ASCII: the alarm's DESCRIPTION is escaped like the
+    /// SUMMARY, folded at 75 octets with CRLF and a leading space, and unfolds to the name.
+    func testALongAlarmDescriptionIsEscapedAndFoldedWithCRLF() throws {
+        let name = "Große Oper, Saal 3; Première: " + String(repeating: "Ünïcödé événement 🎭 ", count: 6)
+        var found = try events(["relevantDate": "2026-06-12T20:00+02:00", "semantics": ["eventName": name]])
+        found[0].alarm = 86_400
+        let text = CalendarWriter.write(found)
+        let lines = text.components(separatedBy: "\r\n")
+        XCTAssertEqual(lines.last, "", "the calendar ends in CRLF")
+        for line in lines {
+            XCTAssertFalse(line.contains("\n") || line.contains("\r"), "a bare line break: \(line.debugDescription)")
+            XCTAssertLessThanOrEqual(line.utf8.count, 75, line)
+        }
+        let alarm = try XCTUnwrap(text.range(of: "BEGIN:VALARM\r\n").flatMap { start in
+            text.range(of: "END:VALARM\r\n", range: start.upperBound..<text.endIndex).map { text[start.lowerBound..<$0.upperBound] } })
+        XCTAssertTrue(alarm.contains("\r\n "), "the long DESCRIPTION is folded: \(alarm)")
+        let unfolded = alarm.replacingOccurrences(of: "\r\n ", with: "")
+        XCTAssertEqual(unfolded, "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:\(ContentLine.escape(name.trimmingCharacters(in: .whitespaces)))\r\n"
+                       + "TRIGGER:-P1D\r\nEND:VALARM\r\n")
+        XCTAssertTrue(unfolded.contains("Große Oper\\, Saal 3\\; Première"), unfolded)
+        // Without the alarm, the same events write the same calendar minus exactly those lines.
+        found[0].alarm = nil
+        XCTAssertEqual(CalendarWriter.write(found), text.replacingOccurrences(of: String(alarm), with: ""))
     }
 
     func testCalendarDeclaresEachOffsetItUses() throws {
