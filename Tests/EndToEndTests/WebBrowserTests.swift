@@ -318,7 +318,7 @@ final class WebBrowserTests: XCTestCase {
                                                      "list-dark", "pass-dark", "signed-out", "login", "login-problem"])
         XCTAssertEqual((out["violations"] as? [String: Any])?.count, 0, "serious or critical: \(out["violations"] ?? "")")
         XCTAssertEqual(out["barcodeLabel"] as? String, "EVT-2026-0001", "the barcode is described by its altText")
-        XCTAssertEqual(out["headings"] as? [String], ["H1", "H2", "H2", "H2"], "one h1, then the card's issuer and the sections")
+        XCTAssertEqual(out["headings"] as? [String], ["H1", "H2", "H2", "H2", "H2"], "one h1, then the card's issuer and the sections (Share among them)")
         XCTAssertEqual(out["landmarks"] as? [Int], [1, 1, 1])
         XCTAssertEqual(out["lang"] as? String, "en")
         XCTAssertFalse((out["focusOutline"] as? String ?? "none").hasPrefix("none"), "focus is visible: \(out["focusOutline"] ?? "")")
