@@ -399,9 +399,7 @@ struct WebPages {
         headers[.contentType] = "application/vnd.apple.pkpass"
         headers[.contentLength] = "\(bytes.count)"
         if attachment {
-            let name = String((pass.description.isEmpty ? "pass" : pass.description).unicodeScalars
-                .map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-" }.prefix(60))
-            headers[.contentDisposition] = "attachment; filename=\"\(name).pkpass\""
+            headers[.contentDisposition] = "attachment; filename=\"\(WebApp.safeFileName(pass.description)).pkpass\""
         }
         return Answer(route: "/passes/{hash}.pkpass", response: Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes))))
     }

@@ -49,7 +49,8 @@ extension WebApp {
     }
 
     /// A pass's description as a file name any system takes: ASCII letters and digits, `-` for
-    /// anything else, at most 60 characters; "pass" for none.
+    /// anything else, at most 60 characters; "pass" for none. The pass page's download and a
+    /// share link name the file alike.
     static func safeFileName(_ description: String) -> String {
         String((description.isEmpty ? "pass" : description).unicodeScalars
             .map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-" }.prefix(60))
