@@ -8,6 +8,14 @@ final class Flag: @unchecked Sendable {
         get { lock.lock(); defer { lock.unlock() }; return _value }
         set { lock.lock(); _value = newValue; lock.unlock() }
     }
+
+    /// Sets the flag; true only for the call that set it.
+    func setOnce() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        if _value { return false }
+        _value = true
+        return true
+    }
 }
 
 /// Races work against a deadline without waiting for the work to notice: a query on a silent

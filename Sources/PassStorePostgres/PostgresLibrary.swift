@@ -28,10 +28,13 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     /// Whose library this is (the `"user"` of every row).
     package let user: String
     let server: PostgresLocation
-    /// The connection pool. Library work goes through `read` and `write`; the store benchmark
+    /// The process's pool for this server (`PostgresPools`), shared with every other library
+    /// opened on it; a lease is scoped to `user` before the library's work runs on it.
+    let pool: PostgresPools.Pool
+    /// The pool's client. Library work goes through `read` and `write`; the store benchmark
     /// (Benchmarks/StoreBench) uses it bare to time a round trip beside the library's operations.
-    package let client: PostgresClient
-    private let runTask: Task<Void, Never>
+    package var client: PostgresClient { pool.client }
+    private let released = Flag()
     package let logger: Logger
     /// The `created_at` of the user's library when it was opened: `isCurrent` compares.
     let createdAt: Double
@@ -39,19 +42,18 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
     /// The LISTEN channel; a commit that logs a change notifies it with the user's name.
     static let channel = "passconduit_changes"
 
-    private init(server: PostgresLocation, user: String, options: LibraryOptions, client: PostgresClient, logger: Logger, createdAt: Double) {
+    private init(server: PostgresLocation, user: String, options: LibraryOptions, pool: PostgresPools.Pool, logger: Logger, createdAt: Double) {
         self.createdAt = createdAt
         self.server = server
         self.location = server.display
         self.user = user
         self.options = options
-        self.client = client
+        self.pool = pool
         self.logger = logger
-        runTask = Task { await client.run() }
     }
 
     /// Connects to the server `text` names, checks (and creates or migrates) the schema and the
-    /// user's library, then keeps a connection pool for the library's operations.
+    /// user's library, then leases the process's pool for that server (`PostgresPools`).
     /// `create: false` refuses a user the database has no library for (the milter's map).
     package static func open(_ text: String, options: LibraryOptions = .default,
                              environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -64,9 +66,22 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
         var logger = Logger(label: "passconduit.library.postgresql")
         logger.logLevel = .critical
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(0.1, options.retryDeadline) * 1000))
-        let createdAt = try await PostgresSetup(server: server, user: user, logger: logger, create: create).run(until: deadline)
-        let client = PostgresClient(configuration: try clientConfiguration(server, options: options, scope: user), backgroundLogger: logger)
-        return PostgresLibrary(server: server, user: user, options: options, client: client, logger: logger, createdAt: createdAt)
+        let setup = PostgresSetup(server: server, user: user, logger: logger, create: create)
+        let pool: PostgresPools.Pool
+        let createdAt: Double
+        if let open = PostgresPools.shared.acquireExisting(server) {
+            pool = open
+            do {
+                createdAt = try await setup.run(until: deadline, on: pool)
+            } catch {
+                await PostgresPools.shared.release(pool)?.value
+                throw error
+            }
+        } else {
+            createdAt = try await setup.run(until: deadline)
+            pool = try PostgresPools.shared.acquire(server, options: options, logger: logger)
+        }
+        return PostgresLibrary(server: server, user: user, options: options, pool: pool, logger: logger, createdAt: createdAt)
     }
 
     /// The user's library on the server is the one opened: its row is there with the same
@@ -77,12 +92,16 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
         return now == createdAt
     }
 
+    /// Gives back this library's use of the pool; the last library of a server closes its
+    /// connections (and this waits for them to close).
     package func close() async {
-        runTask.cancel()
-        await runTask.value
+        guard released.setOnce() else { return }
+        await PostgresPools.shared.release(pool)?.value
     }
 
-    deinit { runTask.cancel() }
+    deinit {
+        if released.setOnce() { PostgresPools.shared.release(pool) }
+    }
 
     // MARK: - Configuration
 
@@ -115,11 +134,12 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
         }
     }
 
-    /// What every connection announces at start-up: its application name and, for a library's
-    /// own connections, the library user it is scoped to (`passconduit.user`, which the
-    /// row-level security policies of schema v3 compare each row's user with). Set in the
-    /// start-up packet, so it costs no round trip and holds for the connection's whole life;
-    /// nil for connections that work across users (the web state, an operator's listing).
+    /// What every connection announces at start-up: its application name and, for a connection
+    /// made for one user's library alone (opening it: `PostgresSetup`), the library user it is
+    /// scoped to (`passconduit.user`, which the row-level security policies of schema v3 compare
+    /// each row's user with), set in the start-up packet at no round trip. Nil for connections
+    /// that serve many users: the process's pool (`PostgresPools` scopes each lease), the web
+    /// state, an operator's listing.
     static func startupParameters(_ server: PostgresLocation, scope: String?) -> [(String, String)] {
         var parameters = [("application_name", server.applicationName ?? "passconduit")]
         if let scope { parameters.append(("passconduit.user", scope)) }
@@ -222,12 +242,16 @@ package final class PostgresLibrary: PassLibraryBackend, @unchecked Sendable {
             let commitSent = Flag()
             let attemptDeadline = min(deadline, ContinuousClock.now + attemptLimit)
             do {
-                return try await Deadline.run(until: attemptDeadline) { [client] in
-                    try await client.withConnection { connection in
+                return try await Deadline.run(until: attemptDeadline) { [pool, user, logger] in
+                    try await pool.client.withConnection { connection in
                         do {
+                            try await pool.scope(connection, to: user, logger: logger)
                             return try await body(connection, commitSent)
                         } catch {
-                            if PostgresFailure(error).connectionLost { await Self.retire(connection) }
+                            if PostgresFailure(error).connectionLost {
+                                pool.forget(connection)
+                                await Self.retire(connection)
+                            }
                             throw error
                         }
                     }

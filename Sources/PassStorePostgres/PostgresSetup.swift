@@ -18,7 +18,13 @@ struct PostgresSetup {
 
     /// Returns the user's library's `created_at`: which library of that name was opened (one
     /// dropped and made again has another).
-    func run(until deadline: ContinuousClock.Instant) async throws -> Double {
+    ///
+    /// `pool`: the process's pool of this server when another library opened it already (a
+    /// server opening one library per person): the work runs on a lease of it, scoped to the
+    /// user, rather than on a connection of its own, so people signing in at once do not each
+    /// add a connection to the server's count. The first library of a server opens on a plain
+    /// connection, whose errors are the server's own.
+    func run(until deadline: ContinuousClock.Instant, on pool: PostgresPools.Pool? = nil) async throws -> Double {
         let display = server.display
         let configuration = try PostgresLibrary.connectionConfiguration(server, scope: user)
         var lastProblem = "the server did not answer"
@@ -28,6 +34,21 @@ struct PostgresSetup {
             let connected = Flag()
             do {
                 return try await Deadline.run(until: deadline) { [self, logger] in
+                    if let pool {
+                        return try await pool.client.withConnection { connection in
+                            connected.value = true
+                            do {
+                                try await pool.scope(connection, to: user, logger: logger)
+                                return try await setUp(PostgresTransaction(connection: connection, user: user, logger: logger))
+                            } catch {
+                                if PostgresFailure(error).connectionLost {
+                                    pool.forget(connection)
+                                    await PostgresLibrary.retire(connection)
+                                }
+                                throw error
+                            }
+                        }
+                    }
                     let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
                     connected.value = true
                     do {

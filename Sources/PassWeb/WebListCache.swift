@@ -51,7 +51,7 @@ final class WebListCache: @unchecked Sendable {
     }
 
     private struct Entry {
-        var library: ObjectIdentifier
+        var library: HeldLibrary
         var snapshot: Snapshot
         /// The list's sections as drawn for a search, and until when that drawing holds.
         var drawn: [String: (html: String, validUntil: Date)] = [:]
@@ -85,7 +85,6 @@ final class WebListCache: @unchecked Sendable {
     func snapshot(user: String, library: any PassLibraryBackend,
                   times: @Sendable ([StoredPass]) async -> [String: PassTimes]) async throws -> Snapshot {
         if let cached = try await current(user: user, library: library) { return cached }
-        let id = ObjectIdentifier(library)
         // The tip is read before the rows: a write in between leaves rows newer than the tip,
         // which the next request's check sees as moved (never rows older than their key).
         let tip = try await Self.tip(of: library)
@@ -96,8 +95,8 @@ final class WebListCache: @unchecked Sendable {
         lock.withLock {
             clock &+= 1
             // A snapshot read later never gives way to one read earlier (two requests at once).
-            if let old = entries[user], old.library == id, old.snapshot.tip.sequence > tip.sequence { return }
-            entries[user] = Entry(library: id, snapshot: snapshot, lastUse: clock)
+            if let old = entries[user], old.library.matches(library), old.snapshot.tip.sequence > tip.sequence { return }
+            entries[user] = Entry(library: HeldLibrary(library), snapshot: snapshot, lastUse: clock)
             trim()
         }
         return snapshot
@@ -106,8 +105,7 @@ final class WebListCache: @unchecked Sendable {
     /// `user`'s kept snapshot if there is one and it is current; nil otherwise (nothing is read
     /// then but the log's tail: a pass page does not load the whole list).
     func current(user: String, library: any PassLibraryBackend) async throws -> Snapshot? {
-        let id = ObjectIdentifier(library)
-        guard let cached = lock.withLock({ entries[user].flatMap { $0.library == id ? $0.snapshot : nil } }),
+        guard let cached = lock.withLock({ entries[user].flatMap { $0.library.matches(library) ? $0.snapshot : nil } }),
               try await Self.isCurrent(cached.tip, library) else { return nil }
         touch(user)
         return cached
@@ -128,7 +126,7 @@ final class WebListCache: @unchecked Sendable {
     /// The drawing of `search` for `snapshot`, if one is kept and still holds at `now`.
     func drawn(user: String, library: any PassLibraryBackend, tip: Tip, search: String, now: Date) -> String? {
         lock.withLock {
-            guard let entry = entries[user], entry.library == ObjectIdentifier(library), entry.snapshot.tip == tip,
+            guard let entry = entries[user], entry.library.matches(library), entry.snapshot.tip == tip,
                   let hit = entry.drawn[search], now < hit.validUntil else { return nil }
             return hit.html
         }
@@ -136,7 +134,7 @@ final class WebListCache: @unchecked Sendable {
 
     func keep(user: String, library: any PassLibraryBackend, tip: Tip, search: String, html: String, validUntil: Date) {
         lock.withLock {
-            guard var entry = entries[user], entry.library == ObjectIdentifier(library), entry.snapshot.tip == tip else { return }
+            guard var entry = entries[user], entry.library.matches(library), entry.snapshot.tip == tip else { return }
             if entry.drawn[search] == nil, entry.drawn.count >= Self.drawnPerUser {
                 entry.drawn.removeAll(keepingCapacity: true)
             }
@@ -149,7 +147,7 @@ final class WebListCache: @unchecked Sendable {
     /// The pass page `key` as drawn for the snapshot at `tip`, if one is kept and still holds at `now`.
     func drawnPass(user: String, library: any PassLibraryBackend, tip: Tip, key: String, now: Date) -> DrawnPass? {
         lock.withLock {
-            guard let entry = entries[user], entry.library == ObjectIdentifier(library), entry.snapshot.tip == tip,
+            guard let entry = entries[user], entry.library.matches(library), entry.snapshot.tip == tip,
                   let hit = entry.passPages[key], now < hit.validUntil else { return nil }
             return hit.page
         }
@@ -157,7 +155,7 @@ final class WebListCache: @unchecked Sendable {
 
     func keep(user: String, library: any PassLibraryBackend, tip: Tip, key: String, page: DrawnPass, validUntil: Date) {
         lock.withLock {
-            guard var entry = entries[user], entry.library == ObjectIdentifier(library), entry.snapshot.tip == tip else { return }
+            guard var entry = entries[user], entry.library.matches(library), entry.snapshot.tip == tip else { return }
             if entry.passPages[key] == nil, entry.passPages.count >= Self.passPagesPerUser {
                 entry.passPages.removeAll(keepingCapacity: true)
             }
@@ -190,4 +188,13 @@ final class WebListCache: @unchecked Sendable {
             if total <= budget { break }
         }
     }
+}
+
+/// The library object something was read from, held weakly: a library let go (`KeptLibraries`
+/// evicts the least recently used, and lets go of one dropped and made again) matches nothing,
+/// even when a new object takes its address (an `ObjectIdentifier` would match it).
+struct HeldLibrary {
+    weak var object: AnyObject?
+    init(_ library: any PassLibraryBackend) { object = library }
+    func matches(_ library: any PassLibraryBackend) -> Bool { object != nil && object === library }
 }

@@ -129,6 +129,23 @@ final class PostgresRoleTests: XCTestCase {
         XCTAssertTrue(page.text.contains(try sql("SELECT organization_name FROM passconduit.pass WHERE serial_number = '\(bobsSerial)'", as: admin)), page.text)
         XCTAssertFalse(page.text.contains(alicesSerial), page.text)
         XCTAssertFalse(page.text.contains(try sql("SELECT organization_name FROM passconduit.pass WHERE serial_number = '\(alicesSerial)'", as: admin)), page.text)
+        // One pool serves both people (issue 39 item 4): its connections go from one mailbox to
+        // the other, each lease scoped anew. Under this role row-level security hides every row
+        // of a connection scoped to the other mailbox, so a lease left on the wrong scope would
+        // show an empty wallet here.
+        let bobsName = try sql("SELECT organization_name FROM passconduit.pass WHERE serial_number = '\(bobsSerial)'", as: admin)
+        let alicesNames = try sql(#"SELECT organization_name FROM passconduit.pass WHERE "user" = 'alice@example.org'"#, as: admin)
+            .split(separator: "\n").map(String.init)
+        for round in 0..<3 {
+            for (user, own, other) in [(alice, alicesNames, [bobsName]), (bob, [bobsName], alicesNames)] {
+                let seen = try WebServeTests.curl(web.base + "/", ["-H", "X-User: \(user)"])
+                XCTAssertEqual(seen.status, 200, "round \(round), \(user): " + seen.text)
+                for name in own { XCTAssertTrue(seen.text.contains(name), "round \(round), \(user) misses \(name): " + seen.text) }
+                for name in other where !own.contains(name) {
+                    XCTAssertFalse(seen.text.contains(name), "round \(round), \(user) sees \(name)")
+                }
+            }
+        }
         web.process.terminate()
         web.process.waitUntilExit()
 

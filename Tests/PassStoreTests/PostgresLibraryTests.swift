@@ -39,6 +39,52 @@ final class PostgresLibraryTests: XCTestCase {
         XCTAssertEqual(bobProblems, [])
     }
 
+    /// Issue 39 item 4: a process keeps one pool per server, whatever the number of libraries it
+    /// opens (`serve` opens one per signed-in person): 40 people's libraries used at once hold no
+    /// more than `PostgresPools.maximumConnections` connections, each lease is scoped to its own
+    /// library user (`passconduit.user`, what row-level security compares) even right after
+    /// another user's work ran on the same connection, and each library reads only its own rows.
+    func testManyLibrariesOfOneProcessShareOnePoolEachLeaseScopedToItsUser() async throws {
+        let server = try SharedPostgres.server
+        let database = try server.database()
+        let location = server.location(database: database)
+        let first = try await PostgresLibrary.open(location, options: options(user: "person-0"))
+        var libraries = [first]
+        for i in 1..<40 { libraries.append(try await PostgresLibrary.open(location, options: options(user: "person-\(i)"))) }
+        XCTAssertTrue(libraries.allSatisfy { $0.pool === first.pool }, "one pool for the server")
+        let all = libraries
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (i, library) in all.enumerated() {
+                group.addTask {
+                    _ = try await library.add(Synthetic.record("own-\(i)"))
+                    for _ in 0..<5 {
+                        let scope = try await library.read("scope") { tx in
+                            try await tx.rows("SELECT current_setting('passconduit.user', true)").first?.decode(String.self)
+                        }
+                        XCTAssertEqual(scope, "person-\(i)")
+                        let passes = try await library.passes().map(\.id.serialNumber)
+                        XCTAssertEqual(passes, ["own-\(i)"])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let connections = Int(try server.psql("postgres", "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)'")
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        XCTAssertGreaterThan(connections, 0)
+        XCTAssertLessThanOrEqual(connections, PostgresPools.maximumConnections, "connections do not grow with the number of libraries")
+        for library in all { await library.close() }
+        // The last library of the server closes the pool's connections.
+        var left = -1
+        for _ in 0..<50 {
+            left = Int(try server.psql("postgres", "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)'")
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            if left == 0 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        XCTAssertEqual(left, 0, "the pool's connections closed with its last library")
+    }
+
     func testLocationsFollowLibpqAndNeverShowThePassword() throws {
         let env = ["HOME": "/nonexistent", "USER": "u"]
         let socket = try PostgresLocation("postgresql:///mail?host=/run/postgresql", environment: env)
