@@ -8,7 +8,7 @@ package enum SignIn: Sendable {
     /// believed only from the trusted peers.
     case header(name: String, trusted: [AddressRange])
     /// `--auth imap://…|imaps://…`: the login form, checked against the mailbox server.
-    case password(server: MailboxServerAddress, checker: any PasswordChecker)
+    case password(checker: any PasswordChecker)
 
     package var isDesktop: Bool { if case .desktop = self { return true }; return false }
 }
@@ -16,7 +16,9 @@ package enum SignIn: Sendable {
 /// `--auth` as written, before the composition root builds a checker for it.
 package enum SignInOption: Sendable, Equatable {
     case header(name: String)
-    case mailbox(MailboxServerAddress)
+    /// The mailbox server's URL as written: the composition root parses it, once, into the
+    /// IMAP client's address (MailboxLogin's `IMAPServerAddress`), which says what is wrong with it.
+    case mailbox(url: String)
 
     /// Parses `header:NAME`, `imap://HOST[:PORT]` or `imaps://HOST[:PORT]`; a sentence when it is neither.
     package static func parse(_ text: String) throws(WebSetupError) -> SignInOption {
@@ -32,44 +34,9 @@ package enum SignInOption: Sendable, Equatable {
             return .header(name: name)
         }
         if text.hasPrefix("imap://") || text.hasPrefix("imaps://") {
-            return .mailbox(try MailboxServerAddress.parse(text))
+            return .mailbox(url: text)
         }
         throw WebSetupError("--auth takes imap://HOST[:PORT], imaps://HOST[:PORT] or header:NAME, not “\(text)”")
-    }
-}
-
-/// The mailbox server of `--auth imap://HOST[:PORT]` (STARTTLS) or `imaps://HOST[:PORT]` (TLS from
-/// the first byte). Plain IMAP without STARTTLS only to a loopback host.
-package struct MailboxServerAddress: Sendable, Equatable {
-    package enum Security: Sendable, Equatable {
-        /// imaps: TLS from the first byte (port 993).
-        case tls
-        /// imap: STARTTLS before LOGIN, refused if the server does not offer it.
-        case startTLS
-        /// imap to a loopback host: STARTTLS when offered, else the password goes in the clear
-        /// over this machine's own loopback.
-        case startTLSIfOffered
-    }
-    package var host: String
-    package var port: Int
-    package var security: Security
-
-    package init(host: String, port: Int, security: Security) {
-        self.host = host
-        self.port = port
-        self.security = security
-    }
-
-    package static func parse(_ text: String) throws(WebSetupError) -> MailboxServerAddress {
-        let implicit = text.hasPrefix("imaps://")
-        var rest = Substring(text.dropFirst(implicit ? "imaps://".count : "imap://".count))
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard !rest.isEmpty, !rest.contains("/"), !rest.contains("@"), !rest.contains("?") else {
-            throw WebSetupError("--auth \(implicit ? "imaps" : "imap")://HOST[:PORT] names only a server (no user, password or path): “\(text)”")
-        }
-        let (host, port) = try HostPort.split(rest, defaultPort: implicit ? 993 : 143, what: "--auth")
-        let loopback = HostPort.isLoopbackName(host)
-        return MailboxServerAddress(host: host, port: port, security: implicit ? .tls : (loopback ? .startTLSIfOffered : .startTLS))
     }
 }
 

@@ -47,11 +47,9 @@ extension WebApp {
             return Answer(route: route, response: Self.json(.contentTooLarge, Self.errorJSON(.tooLarge,
                 "The request body is larger than this request takes; nothing was changed.")))
         } catch let error as LibraryError {
-            let busy = error.kind == .busy || error.kind == .unavailable
-            var response = Self.json(busy ? .serviceUnavailable : .internalServerError, Self.errorJSON(busy ? .unavailable : .library,
-                busy ? "Your pass library cannot be reached right now. Nothing was changed; try again in a moment."
-                     : "Your pass library could not answer (\(error.kind.rawValue)). Nothing was changed."))
-            if busy { response.headers[.retryAfter] = "5" }
+            let failure = LibraryFailure(error)
+            var response = Self.json(failure.status, Self.errorJSON(failure.busy ? .unavailable : .library, failure.sentence))
+            if failure.busy { response.headers[.retryAfter] = LibraryFailure.retryAfter }
             return Answer(route: route, response: response)
         } catch let problem as WebProblem {
             return Answer(route: route, response: Self.json(problem.status, Self.errorJSON(problem.code, problem.sentence)))
@@ -145,7 +143,7 @@ extension WebApp {
             if name.hasSuffix(".pkpass") {
                 route = "/api/v1/passes/{sha256}.pkpass"
                 guard read else { break }
-                let (_, bytes) = try await apiPass(String(name.dropLast(".pkpass".count)), library: library)
+                let bytes = try await library.export(try await apiPass(String(name.dropLast(".pkpass".count)), library: library).id)
                 var headers = HTTPFields()
                 headers[.contentType] = "application/vnd.apple.pkpass"
                 headers[.contentLength] = "\(bytes.count)"
@@ -153,13 +151,14 @@ extension WebApp {
             }
             route = "/api/v1/passes/{sha256}"
             if read {
-                let (pass, bytes) = try await apiPass(String(name), library: library)
+                let pass = try await apiPass(String(name), library: library)
+                let bytes = try await library.export(pass.id)
                 let web = try await library.webServiceState(pass.id)
                 return (route, Self.json(.ok, StoredPassJSON.show(pass, verdict: config.opener.open(bytes), lastUpdateCheck: web)))
             }
             if method == .delete {
                 try await jsonBody(request)
-                let (pass, _) = try await apiPass(String(name), library: library)
+                let pass = try await apiPass(String(name), library: library)
                 try await library.remove(pass.id)
                 return (route, Self.json(.ok, .object([("removed", StoredPassJSON.object(pass))])))
             }
@@ -219,11 +218,28 @@ extension WebApp {
         return .array((view.currentItems + view.archivedItems).map(StoredPassJSON.listObject))
     }
 
-    /// The stored pass whose full SHA-256 is `hash`, in this library only.
-    func apiPass(_ hash: String, library: any PassLibraryBackend) async throws -> (StoredPass, [UInt8]) {
-        guard Digest.isSHA256Hex(hash), hash == hash.lowercased(),
-              let pass = try await library.passes().first(where: { $0.sha256 == hash }) else { throw APIError.notFound }
-        return (pass, try await library.export(pass.id))
+    /// The stored pass whose full SHA-256 is `hash`, in this library only: one indexed lookup
+    /// by the digest, as the pages find a pass (it read every pass of the library per call).
+    func apiPass(_ hash: String, library: any PassLibraryBackend) async throws -> StoredPass {
+        guard let pass = try await Self.storedPass(hash, library: library) else { throw APIError.notFound }
+        return pass
+    }
+
+    /// The stored pass whose full SHA-256 (lower-case hex) is `hash` in `library`: from `known`,
+    /// the user's cached list, when it is current, else one indexed lookup by the digest (never
+    /// a scan of the library). Nil when the library has none: pages and the API say so each in
+    /// their own words.
+    static func storedPass(_ hash: String, library: any PassLibraryBackend, known: WebListCache.Snapshot? = nil) async throws -> StoredPass? {
+        guard Digest.isSHA256Hex(hash), hash == hash.lowercased() else { return nil }
+        if let known { return known.pass(sha256: hash) }
+        let id: PassID
+        do {
+            id = try await library.resolve(hash)
+        } catch let error as LibraryError where error.kind == .notFound {
+            return nil
+        }
+        guard let pass = try await library.pass(id), pass.sha256 == hash else { return nil }
+        return pass
     }
 
     /// `POST /api/v1/passes` with the bytes of a `.pkpass`: the same intake as an upload or

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import PassRender
 import PassStore
 import Support
@@ -24,7 +25,7 @@ package final class WebApp: @unchecked Sendable {
     /// Each user's passes and offers as the list shows them (see `WebListCache`).
     let lists = WebListCache()
     /// Each user's change log by pass, and the library object it was read from (see `changes`).
-    private var histories: [String: (library: ObjectIdentifier, sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
+    private var histories: [String: (library: HeldLibrary, sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
     /// cairo and pango are driven from one thread: this queue's, never the tasks' cooperative
     /// pool (one thread per core), where two cold draws waiting on each other held every request.
     private let renderQueue = DispatchQueue(label: "passconduit.web.render")
@@ -81,14 +82,10 @@ package final class WebApp: @unchecked Sendable {
             answer = Answer(route: "-", response: page(.contentTooLarge, title: "Too large",
                 body: "<p>That upload is larger than the \(WebPages.size(config.maxBodyBytes)) this wallet takes (a pass or a message is never that large).</p>"))
         } catch let error as LibraryError {
-            // A busy library or a database server that went away: try again; nothing was changed.
-            // The sentence names no path or server (they are the operator's, not the visitor's).
-            let busy = error.kind == .busy || error.kind == .unavailable
-            answer = Answer(route: "-", response: page(busy ? .serviceUnavailable : .internalServerError,
-                title: busy ? "Try again in a moment" : "Library problem",
-                body: busy ? "<p>Your pass library cannot be reached right now. Nothing was changed; try again in a moment.</p>"
-                           : "<p>Your pass library could not answer (\(HTMLText.escape(error.kind.rawValue))). Nothing was changed.</p>"))
-            if busy { answer.response.headers[.retryAfter] = "5" }
+            let failure = LibraryFailure(error)
+            answer = Answer(route: "-", response: page(failure.status, title: failure.busy ? "Try again in a moment" : "Library problem",
+                                                       body: "<p>\(HTMLText.escape(failure.sentence))</p>"))
+            if failure.busy { answer.response.headers[.retryAfter] = LibraryFailure.retryAfter }
         } catch let error as WebProblem {
             answer = Answer(route: error.route, response: page(error.status, title: error.title, body: "<p>\(HTMLText.escape(error.sentence))</p>"))
         } catch let refusal as UploadSlots.Refusal {
@@ -520,7 +517,7 @@ package final class WebApp: @unchecked Sendable {
             return Answer(route: "/login", response: r)
         case .header:
             return Answer(route: "/login", response: redirect("/"))
-        case .password(_, let checker):
+        case .password(let checker):
             if request.method != .post {
                 return Answer(route: "/login", response: page(.ok, title: "Sign in", body: WebPages.loginForm(message: nil)))
             }
@@ -695,8 +692,7 @@ package final class WebApp: @unchecked Sendable {
     /// and library object, so nobody's history is taken from another's library, nor from a
     /// library dropped and made again (opened again as another object).
     func changes(of id: PassID, user: String, library: any PassLibraryBackend, last known: Int64? = nil) async throws -> [ChangeEntry] {
-        let object = ObjectIdentifier(library)
-        var (sequence, byPass) = lock.withLock { histories[user].flatMap { $0.library == object ? ($0.sequence, $0.byPass) : nil } } ?? (0, [:])
+        var (sequence, byPass) = lock.withLock { histories[user].flatMap { $0.library.matches(library) ? ($0.sequence, $0.byPass) : nil } } ?? (0, [:])
         let last: Int64
         if let known { last = known } else { last = try await library.lastSequence() }
         if last < sequence { (sequence, byPass) = (0, [:]) }
@@ -710,8 +706,8 @@ package final class WebApp: @unchecked Sendable {
         let known = (sequence, byPass)
         lock.withLock {
             if histories[user] == nil, histories.count >= 64 { histories.removeAll() }
-            if histories[user]?.library != object || (histories[user]?.sequence ?? -1) <= known.0 {
-                histories[user] = (object, known.0, known.1)
+            if histories[user]?.library.matches(library) != true || (histories[user]?.sequence ?? -1) <= known.0 {
+                histories[user] = (HeldLibrary(library), known.0, known.1)
             }
         }
         return byPass[id] ?? []
@@ -739,13 +735,21 @@ package final class WebApp: @unchecked Sendable {
         return Array(body.readableBytesView)
     }
 
-    /// Runs blocking work (the scanner's synchronous library calls) on a thread of its own, never
-    /// on the tasks' cooperative pool.
-    func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
-        }
+    /// Runs blocking work (the scanner's synchronous library calls) on the wallet's bounded pool
+    /// of threads (`blockingPool`), never on the tasks' cooperative pool. It started a thread per
+    /// upload before (issue 39 item 3); uploads beyond the pool's threads wait their turn, and
+    /// `UploadSlots` answers 503 beyond `--uploads-at-once`.
+    func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+        try await Self.blockingPool.runIfActive { body() }
     }
+
+    /// One thread per core (at least two), for the whole process: blocking work is scanning and
+    /// checking, which a core does at a time.
+    static let blockingPool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(2, System.coreCount))
+        pool.start()
+        return pool
+    }()
 }
 
 /// A request answered with a sentence: status, the route for the log, the page's title.

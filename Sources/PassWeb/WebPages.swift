@@ -238,19 +238,9 @@ struct WebPages {
     }
 
     func storedPass(_ hash: String, known: WebListCache.Snapshot?) async throws -> StoredPass {
-        let missing = WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
-        guard Digest.isSHA256Hex(hash), hash == hash.lowercased() else { throw missing }
-        if let known {
-            guard let pass = known.pass(sha256: hash) else { throw missing }
-            return pass
+        guard let pass = try await WebApp.storedPass(hash, library: library, known: known) else {
+            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
         }
-        let id: PassID
-        do {
-            id = try await library.resolve(hash)
-        } catch let error as LibraryError where error.kind == .notFound {
-            throw missing
-        }
-        guard let pass = try await library.pass(id), pass.sha256 == hash else { throw missing }
         return pass
     }
 

@@ -71,7 +71,7 @@ extension WebApp {
         let method = request.method
         if path.count == 3 {
             route = "/api/v1/passes/{sha256}/links"
-            let (pass, _) = try await apiPass(String(path[1]), library: library)
+            let pass = try await apiPass(String(path[1]), library: library)
             if method == .get || method == .head {
                 return (route, Self.json(.ok, .array(try await library.shareLinks(pass.id).map { ShareLinkJSON.object($0) })))
             }
@@ -98,7 +98,7 @@ extension WebApp {
         route = "/api/v1/passes/{sha256}/links/{id}"
         guard method == .delete else { return nil }
         try await jsonBody(request)
-        let (pass, _) = try await apiPass(String(path[1]), library: library)
+        let pass = try await apiPass(String(path[1]), library: library)
         let text = path[3]
         guard text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(text),
               try await library.shareLinks(pass.id).contains(where: { $0.id == id }), try await library.revokeShareLink(id),

@@ -49,11 +49,12 @@ struct ServeOptions {
         case .header(let name):
             let ranges = try trustedProxy.filter { $0 != "unix" }.map { text throws(WebSetupError) in try AddressRange.parse(text) }
             return .header(name: name, trusted: ranges)
-        case .mailbox(let server):
+        case .mailbox(let url):
+            // The sentence, not the URL: a URL with a password in it is never repeated.
             do {
-                return .password(server: server, checker: try Serve.mailboxChecker(auth))
+                return .password(checker: try Serve.mailboxChecker(url))
             } catch {
-                throw WebSetupError("--auth \(auth): \(error)")
+                throw WebSetupError("--auth: \(error)")
             }
         }
     }

@@ -536,7 +536,13 @@ final class WebServeTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 20, "an answer, not a hang")
         XCTAssertFalse(server.text.contains("hunter2"), server.text)
         // Plain IMAP to a host that is not this machine needs STARTTLS, and the address names only a server.
-        XCTAssertEqual(try sandbox.run("serve", ["--auth", "imap://user:pw@mail.example.org"]).status, 64)
+        let withPassword = try sandbox.run("serve", ["--auth", "imap://user:pw-secret-9@mail.example.org"])
+        XCTAssertEqual(withPassword.status, 64)
+        XCTAssertTrue(withPassword.stderr.contains("must not carry a user or password"), withPassword.stderr)
+        XCTAssertFalse(withPassword.stderr.contains("pw-secret-9"), "the password is never repeated: " + withPassword.stderr)
+        let withPath = try sandbox.run("serve", ["--auth", "imaps://mail.example.org/INBOX"])
+        XCTAssertEqual(withPath.status, 64)
+        XCTAssertTrue(withPath.stderr.contains("names a server only"), withPath.stderr)
     }
 
     // MARK: Refusing to start
