@@ -119,8 +119,9 @@ package struct CardModel: Sendable {
     /// - Parameters:
     ///   - status/error: the verdict; anything but `valid` puts a "not verified" band on the card.
     ///   - now: for "expired".
+    ///   - errorMessage: the band's sentence in the reader's words; nil for the error's own.
     package init(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?, scale: Int,
-                 now: Date = Date(), backgroundLuminance: Double? = nil) {
+                 now: Date = Date(), backgroundLuminance: Double? = nil, errorMessage: String? = nil) {
         let d = info.document
         kind = info.kind
         organization = FieldCell.cut(info.organizationName, to: 120)
@@ -188,7 +189,7 @@ package struct CardModel: Sendable {
         var marks: [CardMark] = []
         if status != .valid {
             marks.append(CardMark(kind: .notVerified,
-                                  text: "NOT VERIFIED: " + FieldCell.cut(error?.message ?? "The signature could not be checked.", to: 200)))
+                                  text: "NOT VERIFIED: " + FieldCell.cut(errorMessage ?? error?.message ?? "The signature could not be checked.", to: 200)))
         }
         if info.voided { marks.append(CardMark(kind: .voided, text: "VOID: the issuer has cancelled this pass")) }
         if let expiry = info.expirationDate, expiry < now {

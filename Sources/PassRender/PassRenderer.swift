@@ -107,9 +107,9 @@ package enum PassRenderer {
     /// The card laid out, with the images its style uses decoded within the limits (a bad one is
     /// left out, with a note).
     static func prepare(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?, scale: Int,
-                        request: RenderRequest) -> (CardModel, [String: PassPicture], [String: PassImage]) {
+                        request: RenderRequest, errorMessage: String? = nil) -> (CardModel, [String: PassPicture], [String: PassImage]) {
         var model = CardModel(info: info, status: status, error: error, barcode: barcode,
-                              scale: scale, now: request.now)
+                              scale: scale, now: request.now, errorMessage: errorMessage)
         // Decode each image the style uses, within the limits; a bad one is left out, with a note.
         var budget = request.imageLimits.maxTotalPixels
         var pictures: [String: PassPicture] = [:]
@@ -148,11 +148,15 @@ package enum PassRenderer {
     /// The card for a page of someone else's (the web wallet's pass page): the style sheet and the
     /// `<section>`s that `render --format html` puts in its `<main>`, from the same layout and the
     /// same escaping. The page embedding them allows inline styles (issuer colours) and no script.
+    /// `errorMessage`: the verdict's sentence in the page's words (the web wallet's: a web service,
+    /// not "this computer"); nil for the error's own.
     package static func htmlCard(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?,
-                                 side: RenderSide = .both, now: Date = Date(), imageLimits: ImageLimits = .init())
+                                 side: RenderSide = .both, now: Date = Date(), imageLimits: ImageLimits = .init(),
+                                 errorMessage: String? = nil)
         -> (css: String, body: String, notes: [String]) {
         let request = RenderRequest(format: .html, side: side, now: now, imageLimits: imageLimits)
-        let (model, pictures, images) = prepare(info: info, status: status, error: error, barcode: barcode, scale: 3, request: request)
+        let (model, pictures, images) = prepare(info: info, status: status, error: error, barcode: barcode, scale: 3, request: request,
+                                                errorMessage: errorMessage)
         let width = measureWidth(model, pictures: pictures)
         var body = ""
         if side != .back { body += CardHTML.front(model, images: images, width: width) }

@@ -275,7 +275,7 @@ struct WebPages {
             let verdict = opener.open(try await library.export(pass.id))
             let canUpdate = verdict.pass?.canUpdate == true
             guard let drawn = await app.render(verdict) else {
-                return WebApp.Card(css: nil, body: "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error?.message ?? "its pass.json cannot be read")).</p>\n",
+                return WebApp.Card(css: nil, body: "<p class=\"problem\">This pass can no longer be drawn: \(Self.e(verdict.error.map { WebWords.forPeople($0.message) } ?? "its pass.json cannot be read")).</p>\n",
                                    language: nil, canUpdate: canUpdate)
             }
             return WebApp.Card(css: Self.cardStyle(drawn.css), body: drawn.body, language: Self.language(verdict), canUpdate: canUpdate)
@@ -593,7 +593,7 @@ enum WebUpload {
                 pass.record?.source?.file = name
                 found.append(pass)
             case .problem(let problem):
-                lines.append(("\(name): \(problem.message)", nil))
+                lines.append(("\(name): \(WebWords.forPeople(problem.message))", nil))
             case .progress: break
             }
         }

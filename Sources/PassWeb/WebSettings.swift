@@ -88,7 +88,7 @@ extension WebPages {
                 + "</section>\n"
         }
         h += "<section aria-labelledby=\"calendar\"><h2 id=\"calendar\">Calendar subscription</h2>\n"
-        h += "<p>Your calendar program can subscribe to the dates of your passes (what “passconduit calendar” writes), and keeps them up to date. "
+        h += "<p>Your calendar program can subscribe to the dates of your passes, and keeps them up to date. "
             + "The address holds a secret of its own: anyone who has it sees your passes' dates, so renew or revoke it when it was shared by mistake. "
             + "For reminders, add <code>?alarm=3h</code> (any lead time: 30m, 1d) or <code>?alarm=kind</code> "
             + "(3 hours before a flight, a day before an event, an hour before any other date) to the address.</p>\n"

@@ -7,10 +7,21 @@ enum WebWords {
         (" Use --allow-unsigned to keep it anyway.", " This wallet adds only signed passes."),
     ]
 
+    /// Words of the conduit's sentences that speak of the machine the command runs on: the
+    /// wallet is a web service (operator trial D9: "signed by someone this computer doesn't trust").
+    static let machine = [
+        ("this computer doesn't trust", "this wallet doesn't trust"),
+        ("on this computer", "on this server"),
+        ("this computer", "this wallet"),
+    ]
+
     static func forPeople(_ sentence: String) -> String {
         var text = sentence
         for (cli, web) in replacements where text.hasSuffix(cli) {
             text = String(text.dropLast(cli.count)) + web
+        }
+        for (machine, web) in machine where text.contains(machine) {
+            text = text.replacingOccurrences(of: machine, with: web)
         }
         return text
     }

@@ -297,14 +297,14 @@ final class UpdateClient: @unchecked Sendable {
         }
     }
 
-    /// `passconduit update ID`'s check of one pass, and its sentence as `update` prints it.
+    /// `passconduit update ID`'s check of one pass, and its outcome in the wallet's words.
     func check(_ id: PassID, in library: any PassLibraryBackend, opener: PassOpener) async throws -> String {
         var request = UpdateRequest()
         request.ids = [id]
         request.timeLimit = 60
         let outcomes = try await UpdateRun(library: library, opener: opener, client: try get()).run(request)
-        guard let outcome = outcomes.first else { return "\(id): this pass has no web service to check." }
-        return UpdateOutcomeText.line(outcome, terminal: Terminal(plain: ()), verbose: false)
+        guard let outcome = outcomes.first else { return "This pass gets no updates: its issuer named no web service for it." }
+        return UpdateOutcomeText.forPeople(outcome)
     }
 
     func shutdown() async {

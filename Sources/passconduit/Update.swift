@@ -317,6 +317,35 @@ enum UpdateOutcomeText {
         return sanitized(text)
     }
 
+    /// The same outcome in the web wallet's words ("Check for update" on a pass page, issue 41
+    /// item 4): what happened, for the pass's owner, without the pass's identifiers, HTTP
+    /// statuses or registration marks of `update`'s log line.
+    static func forPeople(_ o: UpdateOutcome) -> String {
+        let text: String
+        switch o.kind {
+        case .updated:
+            let messages = o.changes.compactMap(\.message)
+            let fields = o.changes.map { $0.label ?? $0.key }
+            if !messages.isEmpty {
+                text = "Updated by its issuer: " + messages.joined(separator: " ")
+            } else if !fields.isEmpty {
+                text = "Updated by its issuer; changed: " + fields.joined(separator: ", ")
+            } else {
+                text = "Updated by its issuer."
+            }
+        case .unchanged:
+            text = "This pass is up to date: its issuer has no newer version."
+        case .refused:
+            text = "Its issuer sent a new version that was not taken: " + (o.error?.message ?? "it could not be checked.")
+        case .failed:
+            text = "The check for an update did not work: " + (o.error?.message ?? "try again later.")
+        case .skipped:
+            text = o.unregistered == true ? "This pass no longer gets updates: it was removed from your wallet."
+                                          : "Not checked: " + (o.error?.message ?? "try again later.")
+        }
+        return sanitized(text)
+    }
+
     /// Server-provided texts reach the terminal: control characters other than the colour
     /// sequences this code adds become U+FFFD.
     static func sanitized(_ text: String) -> String {

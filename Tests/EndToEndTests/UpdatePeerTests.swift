@@ -145,12 +145,14 @@ final class UpdatePeerTests: XCTestCase {
 
         let checked = try WebServeTests.curl(server.base + "/passes/\(hash)/update", jar: jar, ["-d", "csrf=\(csrf)"])
         XCTAssertEqual(checked.status, 200, checked.text)
-        XCTAssertTrue(checked.text.contains("\(id): updated — Gate changed to B22."), checked.text)
+        // In the wallet's words (issue 41 item 4): what happened, not update's log line.
+        XCTAssertTrue(checked.text.contains("Updated by its issuer: Gate changed to B22."), checked.text)
+        XCTAssertFalse(checked.text.contains(id), checked.text)
         let newHash = try sha256(v2)
         XCTAssertEqual(try exportSHA(sandbox, id), newHash)
         XCTAssertTrue(checked.text.contains("href=\"/passes/\(newHash)\""), checked.text)
         let again = try WebServeTests.curl(server.base + "/passes/\(newHash)/update", jar: jar, ["-d", "csrf=\(csrf)"])
-        XCTAssertTrue(again.text.contains("\(id): no newer version"), again.text)
+        XCTAssertTrue(again.text.contains("This pass is up to date: its issuer has no newer version."), again.text)
 
         let card = try XCTUnwrap(try sandbox.run("list", ["--json"]).objects.first { ($0["kind"] as? String) == "storeCard" }?["sha256"] as? String)
         let cardPage = try WebServeTests.curl(server.base + "/passes/\(card)", jar: jar)
