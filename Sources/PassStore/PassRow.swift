@@ -28,9 +28,14 @@ package struct PassRow: Sendable {
     package var sourceReceivedAt: Double?
     package var addedAt: Double
     package var updatedAt: Double
+    /// The chat columns (schema v5), after the times so the older columns keep their positions.
+    package var sourceNetwork: String?
+    package var sourceRoom: String?
+    package var sourceEventID: String?
+    package var sourceSender: String?
 
     /// How many columns `values` and `init(reading:)` have.
-    package static let columnCount = 21
+    package static let columnCount = 25
 
     /// The row a record is stored as.
     package init(_ r: PassRecord, addedAt: Date, updatedAt: Date) throws {
@@ -55,6 +60,7 @@ package struct PassRow: Sendable {
         sourceReceivedAt = Self.time(r.source?.receivedAt)
         self.addedAt = addedAt.timeIntervalSince1970
         self.updatedAt = updatedAt.timeIntervalSince1970
+        (sourceNetwork, sourceRoom, sourceEventID, sourceSender) = Self.chat(r.source)
     }
 
     /// The row a stored pass came from (a library copied into another, `restore`).
@@ -80,6 +86,7 @@ package struct PassRow: Sendable {
         sourceReceivedAt = Self.time(p.source?.receivedAt)
         addedAt = p.addedAt.timeIntervalSince1970
         updatedAt = p.updatedAt.timeIntervalSince1970
+        (sourceNetwork, sourceRoom, sourceEventID, sourceSender) = Self.chat(p.source)
     }
 
     /// Reads the row's columns in order (the order of `values`).
@@ -105,6 +112,10 @@ package struct PassRow: Sendable {
         sourceReceivedAt = try c.optionalReal()
         addedAt = try c.optionalReal() ?? 0
         updatedAt = try c.optionalReal() ?? 0
+        sourceNetwork = try c.optionalText()
+        sourceRoom = try c.optionalText()
+        sourceEventID = try c.optionalText()
+        sourceSender = try c.optionalText()
     }
 
     /// The values to bind, in column order.
@@ -115,6 +126,7 @@ package struct PassRow: Sendable {
             .real(relevantDate), .real(expirationDate), .bool(voided), .text(signerSubject), .real(signingTime),
             .text(fields), .text(sourceMessageID), .text(sourceSubject), .text(sourceFile), .real(sourceReceivedAt),
             .real(addedAt), .real(updatedAt),
+            .text(sourceNetwork), .text(sourceRoom), .text(sourceEventID), .text(sourceSender),
         ]
     }
 
@@ -135,7 +147,8 @@ package struct PassRow: Sendable {
             organizationName: organizationName, description: description, kind: kind,
             relevantDate: Self.date(relevantDate), expirationDate: Self.date(expirationDate), voided: voided,
             signerSubject: signerSubject, signingTime: Self.date(signingTime), fields: decodedFields,
-            source: Self.source(messageID: sourceMessageID, subject: sourceSubject, file: sourceFile, receivedAt: sourceReceivedAt),
+            source: Self.source(messageID: sourceMessageID, subject: sourceSubject, file: sourceFile, receivedAt: sourceReceivedAt,
+                                network: sourceNetwork, room: sourceRoom, eventID: sourceEventID, sender: sourceSender),
             addedAt: Date(timeIntervalSince1970: addedAt), updatedAt: Date(timeIntervalSince1970: updatedAt),
             previousVersions: previousVersions)
     }
@@ -152,8 +165,17 @@ package struct PassRow: Sendable {
     }
 
     /// A source is stored when it has a receipt time; its other columns may be empty.
-    static func source(messageID: String?, subject: String?, file: String?, receivedAt: Double?) -> PassSource? {
-        receivedAt.map { PassSource(messageID: messageID, subject: subject, file: file, receivedAt: Date(timeIntervalSince1970: $0)) }
+    static func source(messageID: String?, subject: String?, file: String?, receivedAt: Double?,
+                       network: String?, room: String?, eventID: String?, sender: String?) -> PassSource? {
+        receivedAt.map {
+            PassSource(messageID: messageID, subject: subject, file: file, receivedAt: Date(timeIntervalSince1970: $0),
+                       network: network, room: room, eventID: eventID, sender: sender)
+        }
+    }
+
+    /// The chat columns of a source, in column order.
+    static func chat(_ source: PassSource?) -> (String?, String?, String?, String?) {
+        (source?.network, source?.room, source?.eventID, source?.sender)
     }
 }
 
@@ -174,9 +196,14 @@ package struct OfferRow: Sendable {
     package var sourceFile: String?
     package var sourceReceivedAt: Double?
     package var createdAt: Double
+    /// The chat columns (schema v5), after `createdAt` like `PassRow`'s.
+    package var sourceNetwork: String?
+    package var sourceRoom: String?
+    package var sourceEventID: String?
+    package var sourceSender: String?
 
     /// How many columns `values` and `init(reading:)` have (the offer's id is not one of them).
-    package static let columnCount = 15
+    package static let columnCount = 19
 
     /// The row a record is staged as.
     package init(_ r: PassRecord, createdAt: Date) {
@@ -195,6 +222,7 @@ package struct OfferRow: Sendable {
         sourceFile = r.source?.file
         sourceReceivedAt = PassRow.time(r.source?.receivedAt)
         self.createdAt = createdAt.timeIntervalSince1970
+        (sourceNetwork, sourceRoom, sourceEventID, sourceSender) = PassRow.chat(r.source)
     }
 
     /// The row an offer came from (`restore`).
@@ -214,6 +242,7 @@ package struct OfferRow: Sendable {
         sourceFile = o.source?.file
         sourceReceivedAt = PassRow.time(o.source?.receivedAt)
         createdAt = o.createdAt.timeIntervalSince1970
+        (sourceNetwork, sourceRoom, sourceEventID, sourceSender) = PassRow.chat(o.source)
     }
 
     /// Reads the columns after `id`, in order.
@@ -233,6 +262,10 @@ package struct OfferRow: Sendable {
         sourceFile = try c.optionalText()
         sourceReceivedAt = try c.optionalReal()
         createdAt = try c.optionalReal() ?? 0
+        sourceNetwork = try c.optionalText()
+        sourceRoom = try c.optionalText()
+        sourceEventID = try c.optionalText()
+        sourceSender = try c.optionalText()
     }
 
     /// Reads a whole offer row: its id, then the other columns.
@@ -247,6 +280,7 @@ package struct OfferRow: Sendable {
             .text(passTypeIdentifier), .text(serialNumber), .text(teamIdentifier), .text(status), .text(sha256),
             .integer(Int64(byteCount)), .text(organizationName), .text(description), .text(kind), .real(signingTime),
             .text(sourceMessageID), .text(sourceSubject), .text(sourceFile), .real(sourceReceivedAt), .real(createdAt),
+            .text(sourceNetwork), .text(sourceRoom), .text(sourceEventID), .text(sourceSender),
         ]
     }
 
@@ -258,7 +292,8 @@ package struct OfferRow: Sendable {
               teamIdentifier: teamIdentifier, status: offerStatus, sha256: sha256, byteCount: byteCount,
               organizationName: organizationName, description: description, kind: kind,
               signingTime: PassRow.date(signingTime),
-              source: PassRow.source(messageID: sourceMessageID, subject: sourceSubject, file: sourceFile, receivedAt: sourceReceivedAt),
+              source: PassRow.source(messageID: sourceMessageID, subject: sourceSubject, file: sourceFile, receivedAt: sourceReceivedAt,
+                                     network: sourceNetwork, room: sourceRoom, eventID: sourceEventID, sender: sourceSender),
               createdAt: Date(timeIntervalSince1970: createdAt))
     }
 }

@@ -52,6 +52,18 @@ package protocol WebStateStore: Sendable {
     /// unknown, revoked or expired one.
     func tokenUser(token: String, now: Date) async throws -> String?
 
+    /// A new service token named `name` (issue 42 item 3), made by the operator for a bot: tied to
+    /// no user, it may only stage offers and make share links for the users of serve's map. The
+    /// token (shown once) and what is kept of it (its SHA-256 only).
+    func createServiceToken(name: String, now: Date) async throws -> (token: String, info: WebState.APIToken)
+    /// Every service token, oldest first.
+    func serviceTokens() async throws -> [WebState.APIToken]
+    /// Revokes service token `id`; false when there is none of that id.
+    func revokeServiceToken(id: String) async throws -> Bool
+    /// The name of service token `token`, its last use moved to now (at most once a minute); nil
+    /// for an unknown or revoked one. User tokens are never service tokens, nor the reverse.
+    func serviceTokenName(token: String, now: Date) async throws -> String?
+
     /// Everything kept of `user` (sessions, failed sign-ins, calendar secret, API tokens) erased, for
     /// `library drop`; the number of rows removed.
     func forget(user: String) async throws -> Int
@@ -71,6 +83,10 @@ extension WebStateStore {
         try await createToken(user: user, name: name, expires: expires, now: Date())
     }
     package func tokenUser(token: String) async throws -> String? { try await tokenUser(token: token, now: Date()) }
+    package func createServiceToken(name: String) async throws -> (token: String, info: WebState.APIToken) {
+        try await createServiceToken(name: name, now: Date())
+    }
+    package func serviceTokenName(token: String) async throws -> String? { try await serviceTokenName(token: token, now: Date()) }
 }
 
 /// The web state's values and rules, shared by both stores.

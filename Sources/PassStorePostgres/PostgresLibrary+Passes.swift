@@ -126,7 +126,7 @@ extension PostgresLibrary {
             let restoredColumns = """
                 team_identifier, status, sha256, byte_count, organization_name, description, kind, relevant_date, \
                 expiration_date, voided, signer_subject, signing_time, fields, source_message_id, source_subject, \
-                source_file, source_received_at
+                source_file, source_received_at, source_network, source_room, source_event_id, source_sender
                 """
             try await tx.run("""
                 UPDATE passconduit.pass SET (\(restoredColumns)) = (SELECT \(restoredColumns) FROM passconduit.pass_version WHERE id = $1),

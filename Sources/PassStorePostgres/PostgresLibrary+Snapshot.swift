@@ -30,7 +30,7 @@ extension PostgresLibrary {
                 ORDER BY pass_type_identifier, serial_number, id
                 """, [tx.user]) {
                 let pass = try PostgresRows.storedPass(row, decoder: decoder, location: location)
-                let replaced = try row.makeRandomAccess()[22].decode(Double.self)
+                let replaced = try row.makeRandomAccess()[PassRow.columnCount + 1].decode(Double.self)
                 s.versions.append(LibrarySnapshot.Version(pass: pass, replacedAt: Date(timeIntervalSince1970: replaced)))
             }
             s.offers = try await tx.rows(#"SELECT \#(PostgresRows.offerColumns) FROM passconduit.offer WHERE "user" = $1 ORDER BY id"#,
@@ -85,16 +85,16 @@ extension PostgresLibrary {
                                  [tx.user, digest, ByteBuffer(bytes: bytes)])
             }
             for p in s.passes {
-                try await tx.run(#"INSERT INTO passconduit.pass ("user", \#(PostgresRows.passColumns)) VALUES (\#(PostgresRows.placeholders(22)))"#,
+                try await tx.run(#"INSERT INTO passconduit.pass ("user", \#(PostgresRows.passColumns)) VALUES (\#(PostgresRows.placeholders(PassRow.columnCount + 1)))"#,
                                  [tx.user] + PostgresRows.values(try PassRow(p).values))
             }
             for v in s.versions {
-                try await tx.run(#"INSERT INTO passconduit.pass_version ("user", \#(PostgresRows.passColumns), replaced_at) VALUES (\#(PostgresRows.placeholders(23)))"#,
+                try await tx.run(#"INSERT INTO passconduit.pass_version ("user", \#(PostgresRows.passColumns), replaced_at) VALUES (\#(PostgresRows.placeholders(PassRow.columnCount + 2)))"#,
                                  [tx.user] + PostgresRows.values(try PassRow(v.pass).values) + [v.replacedAt.timeIntervalSince1970])
             }
             for o in s.offers {
                 try await tx.run("""
-                    INSERT INTO passconduit.offer ("user", \(PostgresRows.offerColumns)) VALUES (\(PostgresRows.placeholders(17)))
+                    INSERT INTO passconduit.offer ("user", \(PostgresRows.offerColumns)) VALUES (\(PostgresRows.placeholders(OfferRow.columnCount + 2)))
                     """, [tx.user, o.offerID] + PostgresRows.values(OfferRow(o).values))
             }
             for c in s.changes {

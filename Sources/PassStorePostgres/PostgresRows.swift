@@ -8,14 +8,15 @@ enum PostgresRows {
     static let passColumns = """
         pass_type_identifier, serial_number, team_identifier, status, sha256, byte_count, \
         organization_name, description, kind, relevant_date, expiration_date, voided, signer_subject, \
-        signing_time, fields, source_message_id, source_subject, source_file, source_received_at, added_at, updated_at
+        signing_time, fields, source_message_id, source_subject, source_file, source_received_at, added_at, updated_at, \
+        source_network, source_room, source_event_id, source_sender
         """
 
     /// The offer columns after `id` (`OfferRow`'s), in this order.
     static let offerRowColumns = """
         pass_type_identifier, serial_number, team_identifier, status, sha256, byte_count, \
         organization_name, description, kind, signing_time, source_message_id, source_subject, \
-        source_file, source_received_at, created_at
+        source_file, source_received_at, created_at, source_network, source_room, source_event_id, source_sender
         """
     static let offerColumns = "id, " + offerRowColumns
 

@@ -18,6 +18,7 @@ enum PostgresSchema {
         (2, "v2-unsigned-passes", v2),
         (3, "v3-row-level-security", v3),
         (4, "v4-share-links", v4),
+        (5, "v5-chat-provenance", v5),
     ]
 
     static var newest: Int { migrations.last!.version }
@@ -237,5 +238,16 @@ enum PostgresSchema {
         CREATE INDEX share_link_by_pass ON passconduit.share_link ("user", pass_type_identifier, serial_number, id);
         ALTER TABLE passconduit.share_link ENABLE ROW LEVEL SECURITY;
         CREATE POLICY library_scope ON passconduit.share_link USING ("user" = current_setting('passconduit.user', true))
+        """
+
+    /// Issue 42 item 3: offers from chat, as SQLite's v5: the network, room, event and sender a
+    /// bot saw the pass in, nullable, on offer, pass and pass_version.
+    static let v5 = """
+        ALTER TABLE passconduit.offer ADD COLUMN source_network text, ADD COLUMN source_room text,
+            ADD COLUMN source_event_id text, ADD COLUMN source_sender text;
+        ALTER TABLE passconduit.pass ADD COLUMN source_network text, ADD COLUMN source_room text,
+            ADD COLUMN source_event_id text, ADD COLUMN source_sender text;
+        ALTER TABLE passconduit.pass_version ADD COLUMN source_network text, ADD COLUMN source_room text,
+            ADD COLUMN source_event_id text, ADD COLUMN source_sender text
         """
 }

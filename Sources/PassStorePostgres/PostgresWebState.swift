@@ -76,10 +76,20 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         "CREATE INDEX IF NOT EXISTS token_by_user ON passconduit_web.token (\"user\", id)",
         // An API token's expiry (added after the first release: tables made before get it here).
         "ALTER TABLE passconduit_web.token ADD COLUMN IF NOT EXISTS expires double precision",
+        // A bot's tokens (issue 42 item 3): their own table, so no user token lookup can ever
+        // answer with one, nor a service token lookup with a user's.
+        """
+        CREATE TABLE IF NOT EXISTS passconduit_web.service_token (
+            hash text COLLATE "C" PRIMARY KEY,
+            id text COLLATE "C" NOT NULL UNIQUE,
+            name text NOT NULL,
+            created double precision NOT NULL,
+            last_used double precision)
+        """,
     ]
 
     /// The tables `schema` makes.
-    static let tables = ["session", "throttle", "calendar", "token"]
+    static let tables = ["session", "throttle", "calendar", "token", "service_token"]
 
     /// True when every table of `schema` exists.
     static func tablesPresent(_ tx: PostgresTransaction) async throws -> Bool {
@@ -360,6 +370,49 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
                 try await tx.run("UPDATE passconduit_web.token SET last_used = $1 WHERE hash = $2", [t, hash])
             }
             return user
+        }
+    }
+
+    // MARK: Service tokens
+
+    package func createServiceToken(name: String, now: Date) async throws -> (token: String, info: WebState.APIToken) {
+        let token = WebState.randomToken()
+        let hash = WebState.hash(token)
+        let info = WebState.APIToken(id: WebState.tokenID(hash: hash), name: name, created: now, lastUsed: nil)
+        let t = now.timeIntervalSince1970
+        try await run("service token") { tx in
+            try await tx.run("INSERT INTO passconduit_web.service_token (hash, id, name, created) VALUES ($1, $2, $3, $4)",
+                             [hash, info.id, name, t])
+        }
+        return (token, info)
+    }
+
+    package func serviceTokens() async throws -> [WebState.APIToken] {
+        try await run("service tokens") { tx in
+            try await tx.rows("SELECT id, name, created, last_used FROM passconduit_web.service_token ORDER BY created, id").map { row in
+                let (id, name, created, used) = try row.decode((String, String, Double, Double?).self)
+                return WebState.APIToken(id: id, name: name, created: Date(timeIntervalSince1970: created),
+                                         lastUsed: used.map { Date(timeIntervalSince1970: $0) })
+            }
+        }
+    }
+
+    package func revokeServiceToken(id: String) async throws -> Bool {
+        try await run("service token") { tx in
+            !(try await tx.rows("DELETE FROM passconduit_web.service_token WHERE id = $1 RETURNING id", [id]).isEmpty)
+        }
+    }
+
+    package func serviceTokenName(token: String, now: Date) async throws -> String? {
+        guard WebState.wellFormed(token) else { return nil }
+        let hash = WebState.hash(token), t = now.timeIntervalSince1970
+        return try await run("service token") { tx in
+            guard let row = try await tx.rows("SELECT name, last_used FROM passconduit_web.service_token WHERE hash = $1", [hash]).first else { return nil }
+            let (name, used) = try row.decode((String, Double?).self)
+            if used.map({ t - $0 > 60 }) ?? true {
+                try await tx.run("UPDATE passconduit_web.service_token SET last_used = $1 WHERE hash = $2", [t, hash])
+            }
+            return name
         }
     }
 }

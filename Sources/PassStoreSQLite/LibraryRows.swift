@@ -9,7 +9,8 @@ enum LibraryRows {
     static let passColumns = """
         passTypeIdentifier, serialNumber, teamIdentifier, status, sha256, byteCount, \
         organizationName, description, kind, relevantDate, expirationDate, voided, signerSubject, \
-        signingTime, fields, sourceMessageID, sourceSubject, sourceFile, sourceReceivedAt, addedAt, updatedAt
+        signingTime, fields, sourceMessageID, sourceSubject, sourceFile, sourceReceivedAt, addedAt, updatedAt, \
+        sourceNetwork, sourceRoom, sourceEventID, sourceSender
         """
     static let passPlaceholders = Array(repeating: "?", count: PassRow.columnCount).joined(separator: ", ")
 
@@ -17,7 +18,7 @@ enum LibraryRows {
     static let offerRowColumns = """
         passTypeIdentifier, serialNumber, teamIdentifier, status, sha256, byteCount, \
         organizationName, description, kind, signingTime, sourceMessageID, sourceSubject, \
-        sourceFile, sourceReceivedAt, createdAt
+        sourceFile, sourceReceivedAt, createdAt, sourceNetwork, sourceRoom, sourceEventID, sourceSender
         """
     static let offerColumns = "id, " + offerRowColumns
     static let offerRowPlaceholders = Array(repeating: "?", count: OfferRow.columnCount).joined(separator: ", ")

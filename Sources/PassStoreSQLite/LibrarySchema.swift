@@ -8,7 +8,7 @@ enum LibrarySchema {
     /// another program's database and is never touched.
     static let applicationID: Int32 = 0x5043_4C42
     /// `PRAGMA user_version` after the newest migration this build knows.
-    static let userVersion: Int32 = 4
+    static let userVersion: Int32 = 5
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -23,6 +23,9 @@ enum LibrarySchema {
         }
         migrator.registerMigration("v4-share-links") { db in
             try db.execute(sql: v4)
+        }
+        migrator.registerMigration("v5-chat-provenance") { db in
+            try db.execute(sql: v5)
         }
         return migrator
     }
@@ -259,5 +262,24 @@ enum LibrarySchema {
         );
         CREATE INDEX share_link_by_pass ON share_link(passTypeIdentifier, serialNumber, id);
         PRAGMA user_version = 4;
+        """
+
+    /// Issue 42 item 3: offers from chat. A pass a bot handed over keeps the network, room, event
+    /// and sender it came in with, next to the mail columns; all nullable, so older rows read as
+    /// before. They travel from offer to pass to pass_version like the mail columns.
+    static let v5 = """
+        ALTER TABLE offer ADD COLUMN sourceNetwork TEXT;
+        ALTER TABLE offer ADD COLUMN sourceRoom TEXT;
+        ALTER TABLE offer ADD COLUMN sourceEventID TEXT;
+        ALTER TABLE offer ADD COLUMN sourceSender TEXT;
+        ALTER TABLE pass ADD COLUMN sourceNetwork TEXT;
+        ALTER TABLE pass ADD COLUMN sourceRoom TEXT;
+        ALTER TABLE pass ADD COLUMN sourceEventID TEXT;
+        ALTER TABLE pass ADD COLUMN sourceSender TEXT;
+        ALTER TABLE pass_version ADD COLUMN sourceNetwork TEXT;
+        ALTER TABLE pass_version ADD COLUMN sourceRoom TEXT;
+        ALTER TABLE pass_version ADD COLUMN sourceEventID TEXT;
+        ALTER TABLE pass_version ADD COLUMN sourceSender TEXT;
+        PRAGMA user_version = 5;
         """
 }

@@ -129,7 +129,7 @@ extension PassLibrary {
             let restoredColumns = """
                 teamIdentifier, status, sha256, byteCount, organizationName, description, kind, relevantDate, \
                 expirationDate, voided, signerSubject, signingTime, fields, sourceMessageID, sourceSubject, \
-                sourceFile, sourceReceivedAt
+                sourceFile, sourceReceivedAt, sourceNetwork, sourceRoom, sourceEventID, sourceSender
                 """
             try db.execute(sql: """
                 UPDATE pass SET (\(restoredColumns)) = (SELECT \(restoredColumns) FROM pass_version WHERE id = ?),

@@ -77,6 +77,19 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
         migrator.registerMigration("v4-token-expiry") { db in
             try db.execute(sql: "ALTER TABLE web_token ADD COLUMN expires REAL")
         }
+        migrator.registerMigration("v5-service-tokens") { db in
+            // A bot's tokens (issue 42 item 3): their own table, so no user token lookup can
+            // ever answer with one, nor a service token lookup with a user's.
+            try db.execute(sql: """
+                CREATE TABLE web_service_token (
+                    hash TEXT PRIMARY KEY NOT NULL,
+                    id TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    created REAL NOT NULL,
+                    lastUsed REAL
+                );
+                """)
+        }
         try migrator.migrate(db)
     }
 
@@ -295,6 +308,49 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
                 try db.execute(sql: "UPDATE web_token SET lastUsed = ? WHERE hash = ?", arguments: [now.timeIntervalSince1970, hash])
             }
             return row["user"]
+        }
+    }
+
+    // MARK: Service tokens
+
+    package func createServiceToken(name: String, now: Date) throws -> (token: String, info: WebState.APIToken) {
+        let token = WebState.randomToken()
+        let hash = WebState.hash(token)
+        let info = WebState.APIToken(id: WebState.tokenID(hash: hash), name: name, created: now, lastUsed: nil)
+        try db.write { db in
+            try db.execute(sql: "INSERT INTO web_service_token (hash, id, name, created) VALUES (?, ?, ?, ?)",
+                           arguments: [hash, info.id, name, now.timeIntervalSince1970])
+        }
+        return (token, info)
+    }
+
+    package func serviceTokens() throws -> [WebState.APIToken] {
+        try db.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, created, lastUsed FROM web_service_token ORDER BY created, id").map { row in
+                let used: Double? = row["lastUsed"]
+                return WebState.APIToken(id: row["id"], name: row["name"], created: Date(timeIntervalSince1970: row["created"]),
+                                         lastUsed: used.map { Date(timeIntervalSince1970: $0) })
+            }
+        }
+    }
+
+    package func revokeServiceToken(id: String) throws -> Bool {
+        try db.write { db in
+            try db.execute(sql: "DELETE FROM web_service_token WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    package func serviceTokenName(token: String, now: Date) throws -> String? {
+        guard WebState.wellFormed(token) else { return nil }
+        let hash = WebState.hash(token)
+        return try db.write { db -> String? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT name, lastUsed FROM web_service_token WHERE hash = ?", arguments: [hash]) else { return nil }
+            let used: Double? = row["lastUsed"]
+            if used.map({ now.timeIntervalSince1970 - $0 > 60 }) ?? true {
+                try db.execute(sql: "UPDATE web_service_token SET lastUsed = ? WHERE hash = ?", arguments: [now.timeIntervalSince1970, hash])
+            }
+            return row["name"]
         }
     }
 }

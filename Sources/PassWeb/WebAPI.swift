@@ -91,21 +91,6 @@ extension WebApp {
         return Response(status: status, headers: headers, body: .init(byteBuffer: bytes))
     }
 
-    /// Whose token the request carries; a 401 without one or for one not (or no longer) known.
-    func apiUser(_ request: Request) async throws -> String {
-        guard let header = request.headers[.authorization] else {
-            throw APIError(.unauthorized, .unauthorized,
-                           "This API needs an API token: send “Authorization: Bearer TOKEN”. Tokens are made on the wallet's Settings page.")
-        }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer",
-              let user = try await config.state.tokenUser(token: parts[1].trimmingCharacters(in: .whitespaces)) else {
-            throw APIError(.unauthorized, .invalidToken,
-                           "This API token is not known here: it may have been revoked or have expired. Make a new one on the wallet's Settings page.")
-        }
-        return user
-    }
-
     /// The body of a request that takes JSON: at most `maxAPIJSONBytes`, and valid JSON when it has any.
     func jsonBody(_ request: Request) async throws {
         var request = request
@@ -125,13 +110,18 @@ extension WebApp {
             throw APIError(.notFound, .notFound, "There is no such API address; this wallet's API is under /api/v1/.")
         }
         try checkHost(request)
-        let user = try await apiUser(request)
+        let path = Array(segments.dropFirst(2))
+        let user: String
+        switch try await apiCaller(request) {
+        case .user(let name): user = name
+        case .service(let name):
+            return try await serviceRoute(request, path: path, service: name, peer: peer, route: &route)
+        }
         guard let library = try await config.libraries(user) else {
             throw APIError(.notFound, .noLibrary, "There is no pass library for this token's user on this server.")
         }
         let method = request.method
         let read = method == .get || method == .head
-        let path = Array(segments.dropFirst(2))
 
         switch (path.count, path[0]) {
         case (1, "passes"):
@@ -167,6 +157,14 @@ extension WebApp {
         case (1, "offers"):
             route = "/api/v1/offers"
             if read { return (route, Self.json(.ok, .array(try await library.offers().map(OfferJSON.object)))) }
+            if method == .post {
+                // A user token stages in its own library only: naming another is refused, never redirected.
+                let query = try Self.offerQuery(request)
+                if let other = query["user"], other.lowercased() != user.lowercased() {
+                    throw APIError(.forbidden, .forbidden, "An API token stages offers in its own library only. Nothing was changed.")
+                }
+                return try await apiStageOffers(request, query: query, user: user, library: library)
+            }
         case (3, "offers") where path[2] == "accept" || path[2] == "decline":
             let accept = path[2] == "accept"
             route = accept ? "/api/v1/offers/{number}/accept" : "/api/v1/offers/{number}/decline"

@@ -298,6 +298,7 @@ struct WebPages {
         h = "<section aria-labelledby=\"origin\"><h2 id=\"origin\">Where it came from</h2><dl>\n"
         if let source = pass.source {
             if let subject = source.subject { h += "<dt>Message</dt><dd dir=\"auto\">\(Self.e(subject))</dd>\n" }
+            if let chat = SourceText.chat(source) { h += "<dt>Chat</dt><dd dir=\"auto\">\(Self.e(chat))</dd>\n" }
             // "offer 4" is the library's own reference to the offer it was accepted from, not a file
             // anyone saw (issue 41 item 4); the message it came in is named above.
             if let file = source.file, !Self.isOfferReference(file) { h += "<dt>File</dt><dd dir=\"auto\">\(Self.e(file))</dd>\n" }
@@ -420,6 +421,7 @@ struct WebPages {
                 h += "<li><a href=\"/offers/\(offer.offerID)\"><span class=\"org\">\(Self.e(offer.organizationName))</span> "
                     + "<span class=\"desc\">\(Self.e(offer.description))</span>"
                     + (offer.source?.subject.map { " <span class=\"date\">from “\(Self.e($0))”</span>" } ?? "")
+                    + (offer.source.flatMap { $0.isChat ? $0.sender : nil }.map { " <span class=\"date\">sent by \(Self.e($0))</span>" } ?? "")
                     + (offer.status == .valid ? "" : " <span class=\"mark\">\(Self.e(offer.status.rawValue))</span>") + "</a></li>"
             }
             h += "</ul>\n"
@@ -442,6 +444,7 @@ struct WebPages {
         var h = ""
         var head = ""
         if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(DateText.human(offer.createdAt))).</p>\n" }
+        if let source = offer.source, let chat = SourceText.chat(source) { h += "<p dir=\"auto\">\(Self.e(chat)).</p>\n" }
         if let card = await app.render(verdict) {
             head = "<style>\(Self.cardStyle(card.css))</style>\n"
             h += "<div class=\"cardbox\"\(Self.language(verdict))>\(card.body)</div>\n"
@@ -570,40 +573,8 @@ struct WebPages {
 enum WebUpload {
     static func add(bytes: ArraySlice<UInt8>, name: String, setup: ConduitSetup, opener: PassOpener,
                     library: any PassLibraryBackend, seconds: TimeInterval, route: String) throws -> [(String, String?)] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passconduit-upload-\(WebState.randomToken().prefix(16))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("upload")
-        let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        let failed: Int32? = fd < 0 ? errno : bytes.withUnsafeBytes { FileDescriptorIO.writeAll(fd, $0, zeroWrite: ENOSPC) }
-        if fd >= 0 { close(fd) }
-        if failed != nil {
-            throw WebProblem(.internalServerError, route: route, title: "Not added", "The upload could not be kept for scanning; nothing was changed.")
-        }
-        let clock = Deadline(seconds: seconds)
-        var scanner = PassScanner(opener: opener, library: library, limits: setup.limits, sniffer: setup.sniffer())
-        scanner.shouldStop = { clock.passed() }
-        let inputs = InputScanner(scanner: scanner, workers: 1)
-        var found: [FoundPass] = []
-        var lines: [(String, String?)] = []
-        inputs.scan(file.path) { event in
-            switch event {
-            case .found(var pass):
-                pass.source.input = name
-                pass.record?.source?.file = name
-                found.append(pass)
-            case .problem(let problem):
-                lines.append(("\(name): \(WebWords.forPeople(problem.message))", nil))
-            case .progress: break
-            }
-        }
-        if clock.fired {
-            // Passes found before the limit are not added either: the file is taken whole or not at all.
-            var problem = WebProblem(.unprocessableContent, route: route, title: "Not added",
-                "Checking \(name) took longer than the \(Int(seconds)) seconds this wallet gives one upload (\(found.count) \(found.count == 1 ? "pass" : "passes") checked by then). Nothing was changed; add its passes in smaller files.")
-            problem.code = .deadline
-            throw problem
-        }
+        var (found, lines) = try scan(bytes: bytes, name: name, setup: setup, opener: opener, library: library,
+                                      seconds: seconds, route: route, title: "Not added")
         if found.isEmpty && lines.isEmpty { lines.append(("\(name): no pass found in this file.", nil)) }
         var seen = Set<String>()
         for pass in found where seen.insert(pass.verdict.sha256).inserted {
@@ -630,6 +601,48 @@ enum WebUpload {
             }
         }
         return lines
+    }
+
+    /// The passes in an upload, found by content, each recorded under `name`, and a line for
+    /// each problem; a deadline past `seconds` throws (`title` heads its page).
+    static func scan(bytes: ArraySlice<UInt8>, name: String, setup: ConduitSetup, opener: PassOpener,
+                     library: (any PassLibraryBackend)?, seconds: TimeInterval, route: String,
+                     title: String) throws -> (found: [FoundPass], lines: [(String, String?)]) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passconduit-upload-\(WebState.randomToken().prefix(16))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("upload")
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let failed: Int32? = fd < 0 ? errno : bytes.withUnsafeBytes { FileDescriptorIO.writeAll(fd, $0, zeroWrite: ENOSPC) }
+        if fd >= 0 { close(fd) }
+        if failed != nil {
+            throw WebProblem(.internalServerError, route: route, title: title, "The upload could not be kept for scanning; nothing was changed.")
+        }
+        let clock = Deadline(seconds: seconds)
+        var scanner = PassScanner(opener: opener, library: library, limits: setup.limits, sniffer: setup.sniffer())
+        scanner.shouldStop = { clock.passed() }
+        let inputs = InputScanner(scanner: scanner, workers: 1)
+        var found: [FoundPass] = []
+        var lines: [(String, String?)] = []
+        inputs.scan(file.path) { event in
+            switch event {
+            case .found(var pass):
+                pass.source.input = name
+                pass.record?.source?.file = name
+                found.append(pass)
+            case .problem(let problem):
+                lines.append(("\(name): \(WebWords.forPeople(problem.message))", nil))
+            case .progress: break
+            }
+        }
+        if clock.fired {
+            // Passes found before the limit are not added either: the file is taken whole or not at all.
+            var problem = WebProblem(.unprocessableContent, route: route, title: title,
+                "Checking \(name) took longer than the \(Int(seconds)) seconds this wallet gives one upload (\(found.count) \(found.count == 1 ? "pass" : "passes") checked by then). Nothing was changed; add its passes in smaller files.")
+            problem.code = .deadline
+            throw problem
+        }
+        return (found, lines)
     }
 
     /// When an upload's check must end; `fired` once the scanner was told to stop.

@@ -12,7 +12,7 @@ struct LibraryCommand: ParsableCommand {
         _superCommandName: "passconduit",
         abstract: "Move a pass library between a file (SQLite) and a PostgreSQL server; create, list, erase and purge mailboxes' libraries.",
         version: Passconduit.version,
-        subcommands: [Copy.self, Create.self, ListLibraries.self, Drop.self, Purge.self, Grant.self, Throttles.self])
+        subcommands: [Copy.self, Create.self, ListLibraries.self, Drop.self, Purge.self, Grant.self, Throttles.self, ServiceTokens.self])
 
     struct Copy: ParsableCommand {
         static let configuration = CommandConfiguration(

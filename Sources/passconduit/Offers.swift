@@ -48,6 +48,7 @@ struct Offers: ParsableCommand {
                 var from = "  " + terminal.dim("staged \(DateText.human(offer.createdAt))")
                 if let subject = offer.source?.subject { from += terminal.dim(" from \"\(TerminalText.line(subject))\"") }
                 print(from)
+                if let source = offer.source, let chat = SourceText.chat(source) { print("  " + terminal.dim(TerminalText.line(chat))) }
             }
             if offers.isEmpty && !global.json { print("No pending offers.") }
             return .success

@@ -63,6 +63,7 @@ struct PassDetails {
         if let source = stored.source {
             var from = source.subject.map { "\"\($0)\"" } ?? source.file ?? "-"
             if let id = source.messageID { from += " \(id)" }
+            if let chat = SourceText.chat(source) { from = chat }
             lines.append(card.row("From", card.safe(from)))
         }
         lines.append(card.row("Added", DateText.human(stored.addedAt)))

@@ -48,7 +48,7 @@ final class HelpTests: XCTestCase {
     }
 
     func testEveryCommandHasHelpWithExamples() throws {
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "filter"] {
             let run = try sandbox.run("help", [command], common: false)
             XCTAssertEqual(run.status, 0, command)
             XCTAssertTrue(run.stdout.contains("Example"), command)
@@ -58,7 +58,7 @@ final class HelpTests: XCTestCase {
     func testRootHelpListsTheCommands() throws {
         let run = try sandbox.run("--help", [], common: false)
         XCTAssertEqual(run.status, 0)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "filter"] {
             XCTAssertTrue(run.stdout.contains("\n  \(command) "), command)
         }
     }
@@ -82,11 +82,11 @@ final class HelpTests: XCTestCase {
     /// PASSCONDUIT_FULL_PARSE) answers, with "passconduit scan" in the usage lines.
     func testEveryCommandAnswersAsTheFullParser() throws {
         let commands = ["scan", "add", "list", "show", "remove", "export", "calendar", "send", "icon", "render", "open",
-                        "offers", "share", "log", "update", "milter", "library"]
+                        "offers", "offer", "share", "log", "update", "milter", "library"]
         var cases = commands.flatMap { command in
             [[command, "--help"], [command, "-h"], [command, "--bogus"], [command, "--generate-completion-script", "bash"], [command, "x", "--version"], [command, "--json", "x", "y", "z"]]
         }
-        cases += [["library", "copy", "--help"], ["library", "copy", "a"], ["library", "copy", "a", "b", "--version"], ["library"],
+        cases += [["library", "service-tokens", "--help"], ["offer"], ["offer", "--sender", ""], ["library", "copy", "--help"], ["library", "copy", "a"], ["library", "copy", "a", "b", "--version"], ["library"],
                   ["scan", "--experimental-dump-help"], ["scan", "--generate-completion-script", "fish"], ["scan", "--render"],
                   ["scan", "--", "--version"], ["scan", "--json", Run.sample("messages/type-only.eml")], ["list"], ["list", "--json"],
                   ["help", "scan"], ["export"], ["render", "--scale", "7", "x"]]
@@ -122,7 +122,7 @@ final class HelpTests: XCTestCase {
 
     func testManPageIsCurrent() throws {
         let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "share", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "filter"] {
             XCTAssertTrue(page.contains(".It Em \(command)"), "Docs/passconduit.1 lacks \(command); run script/gen-manual")
         }
     }

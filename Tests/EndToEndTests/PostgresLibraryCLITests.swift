@@ -52,6 +52,24 @@ final class PostgresLibraryCLITests: XCTestCase {
         XCTAssertEqual(rows.trimmingCharacters(in: .whitespacesAndNewlines), "2")
     }
 
+    /// Issue 42 item 3 on a server library: `offer` stages with the chat provenance, `offers`
+    /// lists it, and accepting keeps it; another user's library has no such offer.
+    func testOfferWithChatProvenanceOnAServerLibrary() throws {
+        let staged = try run("offer", ["--json", "--from-network", "matrix", "--room", "!r:example.org", "--event-id", "$e",
+                                       "--sender", "@alice:example.org", Run.sample("passes/coupon.pkpass")])
+        XCTAssertEqual(staged.status, 0, staged.stdout + staged.stderr)
+        XCTAssertEqual(staged.objects.map { $0["result"] as? String }, ["offered"])
+        let source = try run("offers", ["--json"]).objects.first?["source"] as? [String: Any]
+        XCTAssertEqual(source?["sender"] as? String, "@alice:example.org")
+        XCTAssertEqual(source?["room"] as? String, "!r:example.org")
+        let bob = try run("offers", ["--json"], user: "bob")
+        XCTAssertTrue(bob.objects.isEmpty, bob.stdout)
+        XCTAssertEqual(try run("add", ["--yes", "--offer", "1"]).status, 0)
+        let listed = try run("list", ["--json"]).objects.first?["source"] as? [String: Any]
+        XCTAssertEqual(listed?["network"] as? String, "matrix")
+        XCTAssertEqual(listed?["eventId"] as? String, "$e")
+    }
+
     func testAServerThatIsDownIsATemporaryFailureNamingItWithoutThePassword() throws {
         let location = "postgresql://postgres:hunter2-secret@/\(database!)?host=/nonexistent-pc-pg"
         let list = try run("list", [], location: location)

@@ -50,10 +50,10 @@ final class CheckTests: XCTestCase {
         let problems = try damaged("""
             INSERT INTO pass_version SELECT NULL, passTypeIdentifier, 'gone', teamIdentifier, status, sha256, byteCount,
               organizationName, description, kind, relevantDate, expirationDate, voided, signerSubject, signingTime, fields,
-              sourceMessageID, sourceSubject, sourceFile, sourceReceivedAt, addedAt, updatedAt, 0 FROM pass;
+              sourceMessageID, sourceSubject, sourceFile, sourceReceivedAt, addedAt, updatedAt, 0, NULL, NULL, NULL, NULL FROM pass;
             INSERT INTO pass_version SELECT NULL, passTypeIdentifier, serialNumber, teamIdentifier, status, sha256, byteCount,
               organizationName, description, kind, relevantDate, expirationDate, voided, signerSubject, signingTime, fields,
-              sourceMessageID, sourceSubject, sourceFile, sourceReceivedAt, addedAt, updatedAt, 0 FROM pass, (SELECT 1 UNION SELECT 2 UNION SELECT 3);
+              sourceMessageID, sourceSubject, sourceFile, sourceReceivedAt, addedAt, updatedAt, 0, NULL, NULL, NULL, NULL FROM pass, (SELECT 1 UNION SELECT 2 UNION SELECT 3);
             """)
         XCTAssertTrue(problems.contains { $0.contains("keeps 4 versions") }, "\(problems)")
         XCTAssertTrue(problems.contains { $0.contains("belong to no pass") }, "\(problems)")

@@ -26,6 +26,46 @@ final class OfferTests: XCTestCase {
         }
     }
 
+    /// Issue 42 item 3: a pass a bot handed over keeps the network, room, event and sender it was
+    /// sent with: on the offer, on the pass once accepted, on its earlier version after an update
+    /// (revert brings it back), and in a copy of the library.
+    func testChatProvenanceTravelsFromOfferToPassToVersionAndCopy() throws {
+        eachBackend { b in
+            let library = try b.library()
+            let chat = PassSource(file: "ticket.pkpass", receivedAt: Date(timeIntervalSince1970: 1_800_000_000), network: "matrix",
+                                  room: "!abc:example.org", eventID: "$xyz", sender: "@alice:example.org")
+            var v1 = Synthetic.record("1", version: 1)
+            v1.source = chat
+            let offer = try library.stageOffer(v1)
+            XCTAssertEqual(offer.source, chat, "\(b.kind)")
+            XCTAssertEqual(try library.offers().first?.source, chat, "\(b.kind)")
+            let stored = try library.acceptOffer(offer.offerID, record: v1)
+            XCTAssertEqual(stored.source, chat, "\(b.kind)")
+            XCTAssertEqual(try library.pass(v1.id)?.source, chat, "\(b.kind)")
+            // A mail update replaces it: the chat provenance moves to the kept version and comes back on revert.
+            var v2 = Synthetic.record("1", version: 2)
+            v2.source = PassSource(messageID: "<m@example.org>", subject: "Your ticket", receivedAt: Date(timeIntervalSince1970: 1_800_000_500))
+            try library.replace(with: v2)
+            XCTAssertEqual(try library.pass(v1.id)?.source, v2.source, "\(b.kind)")
+            XCTAssertEqual(try library.pass(v1.id)?.source?.isChat, false, "\(b.kind)")
+            XCTAssertEqual(try library.snapshot().versions.map(\.pass.source), [chat], "\(b.kind)")
+            XCTAssertEqual(try library.revert(v1.id).source, chat, "\(b.kind)")
+            // A mail offer next to it says nothing of chat.
+            var mail = Synthetic.record("2")
+            mail.source = PassSource(messageID: "<n@example.org>", subject: "Another", receivedAt: Date(timeIntervalSince1970: 1_800_000_600))
+            let mailOffer = try library.stageOffer(mail)
+            XCTAssertEqual(mailOffer.source, mail.source, "\(b.kind)")
+            XCTAssertNil(mailOffer.source?.sender, "\(b.kind)")
+            let empty = EitherFactory(b.kind)
+            defer { empty.closeAll() }
+            let copy = try empty.library()
+            try copy.restore(try library.snapshot())
+            XCTAssertEqual(try copy.pass(v1.id)?.source, chat, "\(b.kind)")
+            XCTAssertEqual(try copy.offers().map(\.source), [mail.source], "\(b.kind)")
+            assertSound(library)
+        }
+    }
+
     func testTheSamePassOfferedTwiceIsOneOffer() throws {
         eachBackend { b in
             let library = try b.library()

@@ -220,9 +220,15 @@ final class PostgresLibraryTests: XCTestCase {
         let first = try await PostgresLibrary.open(location, options: options(user: "alice"))
         try await first.add(Synthetic.record("1"))
         await first.close()
-        // Back to v1's shape: its CHECK, no row-level security (v3), no share links (v4), and no
-        // record of v2, v3 or v4.
+        // Back to v1's shape: its CHECK, no row-level security (v3), no share links (v4), no chat
+        // provenance (v5), and no record of v2 to v5.
         try server.psql(database, "DROP TABLE passconduit.share_link; ALTER TABLE passconduit.library_user DROP COLUMN last_share_link")
+        for table in ["offer", "pass", "pass_version"] {
+            try server.psql(database, """
+                ALTER TABLE passconduit.\(table) DROP COLUMN source_network, DROP COLUMN source_room,
+                    DROP COLUMN source_event_id, DROP COLUMN source_sender
+                """)
+        }
         for table in ["library_user", "pass_blob", "pass", "pass_version", "offer", "change_log", "change_field",
                       "web_service_state", "web_service_registration", "web_service_tag"] {
             try server.psql(database, "DROP POLICY library_scope ON passconduit.\(table); ALTER TABLE passconduit.\(table) DISABLE ROW LEVEL SECURITY")

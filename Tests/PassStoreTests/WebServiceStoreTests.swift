@@ -87,7 +87,7 @@ final class WebServiceStoreTests: XCTestCase {
         try library.add(Synthetic.record("1", version: 1))
         try library.add(Synthetic.record("2", status: .unsigned), allowUntrusted: true)
         XCTAssertEqual(try library.passes().map(\.status), [.valid, .unsigned])
-        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 4)
+        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 5)
         XCTAssertNoThrow(try library.deviceLibraryIdentifier())
     }
 }

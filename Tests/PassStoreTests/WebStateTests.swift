@@ -1,7 +1,7 @@
 import Foundation
 import PassStore
 import PassStorePostgres
-import PassStoreSQLite
+@testable import PassStoreSQLite
 import PostgresTestKit
 import XCTest
 
@@ -53,4 +53,47 @@ final class WebStateTests: XCTestCase {
             XCTAssertNil(idle, kind)
         }
     }
+
+    /// Issue 42 item 3: a service token is nobody's user token, and a user token is no service
+    /// token; only its hash is kept; revoked, it is nothing.
+    func testAServiceTokenIsNoUsersTokenAndIsKeptHashed() async throws {
+        for (kind, store) in try stores() {
+            let made = try await store.createServiceToken(name: "matrix-bot", now: now)
+            let user = try await store.createToken(user: "alice@example.org", name: "script", expires: nil, now: now)
+            XCTAssertTrue(WebState.wellFormed(made.token), kind)
+            XCTAssertEqual(made.info.id, WebState.tokenID(hash: WebState.hash(made.token)), kind)
+            let named = try await store.serviceTokenName(token: made.token, now: now + 120)
+            XCTAssertEqual(named, "matrix-bot", kind)
+            let asUser = try await store.tokenUser(token: made.token, now: now + 120)
+            XCTAssertNil(asUser, "a service token speaks for no user, \(kind)")
+            let userAsService = try await store.serviceTokenName(token: user.token, now: now + 120)
+            XCTAssertNil(userAsService, "a user token is no service token, \(kind)")
+            let unknown = try await store.serviceTokenName(token: WebState.randomToken(), now: now)
+            XCTAssertNil(unknown, kind)
+            let listed = try await store.serviceTokens()
+            XCTAssertEqual(listed.map(\.name), ["matrix-bot"], kind)
+            XCTAssertEqual(listed.first?.lastUsed, now + 120, kind)
+            let userTokens = try await store.tokens(user: "alice@example.org")
+            XCTAssertEqual(userTokens.map(\.name), ["script"], kind)
+            let revoked = try await store.revokeServiceToken(id: made.info.id)
+            XCTAssertTrue(revoked, kind)
+            let again = try await store.revokeServiceToken(id: made.info.id)
+            XCTAssertFalse(again, kind)
+            let after = try await store.serviceTokenName(token: made.token, now: now + 200)
+            XCTAssertNil(after, "revoked: nothing, \(kind)")
+        }
+    }
+
+    /// The SQLite file keeps a service token's SHA-256, never the token.
+    func testTheStateFileKeepsOnlyTheServiceTokensHash() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pc-webstate-\(UUID().uuidString).sqlite").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: file) }
+        let store = try WebStateFile(path: file)
+        let made = try store.createServiceToken(name: "bot", now: now)
+        store.db.releaseMemory()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file)) + ((try? Data(contentsOf: URL(fileURLWithPath: file + "-wal"))) ?? Data())
+        XCTAssertNil(bytes.range(of: Data(made.token.utf8)), "the token itself is not stored")
+        XCTAssertNotNil(bytes.range(of: Data(WebState.hash(made.token).utf8)), "its hash is")
+    }
 }
+

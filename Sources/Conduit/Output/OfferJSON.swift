@@ -12,7 +12,8 @@ package enum OfferJSON {
             ("description", .string(offer.description)),
             ("kind", .string(offer.kind)),
             ("source", offer.source.map {
-                .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)), ("file", .path($0.file))])
+                .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)), ("file", .path($0.file))]
+                        + SourceText.chatJSON($0))
             } ?? .null),
             ("createdAt", .date(offer.createdAt)),
             ("sha256", .string(offer.sha256)),

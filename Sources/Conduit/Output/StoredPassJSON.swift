@@ -33,7 +33,7 @@ package enum StoredPassJSON {
             ("signer", .object([("subject", .string(pass.signerSubject)), ("signingTime", .date(pass.signingTime))])),
             ("source", pass.source.map {
                 .object([("messageId", .string($0.messageID)), ("subject", .string($0.subject)),
-                         ("file", .path($0.file)), ("receivedAt", .date($0.receivedAt))])
+                         ("file", .path($0.file)), ("receivedAt", .date($0.receivedAt))] + SourceText.chatJSON($0))
             } ?? .null),
             ("addedAt", .date(pass.addedAt)),
             ("updatedAt", .date(pass.updatedAt)),

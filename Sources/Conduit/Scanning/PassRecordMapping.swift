@@ -34,7 +34,15 @@ package enum PassRecordMapping {
         var source = PassSourceInfo(input: "offer \(offer.offerID)")
         source.messageID = offer.source?.messageID
         source.subject = offer.source?.subject
-        return (source, record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt))
+        var made = record(verdict: verdict, bytes: bytes, source: source, receivedAt: offer.createdAt)
+        // A chat offer keeps where it was sent (network, room, event, sender) once accepted, as mail keeps its message.
+        if let chat = offer.source, chat.isChat {
+            made?.source?.network = chat.network
+            made?.source?.room = chat.room
+            made?.source?.eventID = chat.eventID
+            made?.source?.sender = chat.sender
+        }
+        return (source, made)
     }
 
     /// What the library stores as the pass's status: the verdict's, except that a pass whose only

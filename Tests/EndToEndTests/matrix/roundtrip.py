@@ -388,6 +388,10 @@ async def converse(base, template):
     listed = passconduit("list", "--json", "--library", template.replace("%{local}", "alice").replace("%{domain}", "localhost"))
     rows = [json.loads(l) for l in listed.stdout.decode().splitlines()]
     check(len(rows) == 1 and rows[0]["kind"] == "boardingPass", f"alice's library after add: {rows}")
+    # add staged it as an offer with where it was sent, and the accepted pass keeps that.
+    source = (rows[0].get("source") or {}) if rows else {}
+    check(source.get("network") == "matrix" and source.get("sender") == "@alice:localhost" and source.get("room") == direct
+          and (source.get("eventId") or "").startswith("$"), f"add: the pass's chat provenance {source}")
     # The web wallet of alice@localhost shows what add filed.
     port = SERVE_PORT
     serve = subprocess.Popen([PASSCONDUIT, "serve", "--listen", f"127.0.0.1:{port}", "--auth", "header:X-Forwarded-User",
