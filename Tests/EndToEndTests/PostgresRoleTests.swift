@@ -63,7 +63,7 @@ final class PostgresRoleTests: XCTestCase {
         // Every table of the library's schema was thought of: both roles may at least read each one.
         let tables = try server.psql(database, "SELECT tablename FROM pg_tables WHERE schemaname = 'passconduit' ORDER BY 1")
             .split(separator: "\n").map(String.init)
-        XCTAssertEqual(tables.count, 12, tables.description)
+        XCTAssertEqual(tables.count, 14, tables.description)
         for table in tables {
             for role in [milterRole, webRole] {
                 XCTAssertEqual(try server.psql(database, "SELECT has_table_privilege('\(role)', 'passconduit.\(table)', 'SELECT')")
