@@ -57,7 +57,15 @@ struct Notices: ParsableCommand {
             let library = try context.library(reading: true)
             let now = Date()
             let notices = try LibraryCall.run { try await library.notices(since: now.addingTimeInterval(-NoticeRules.maxAge), limit: 100) }
-            for notice in notices {
+            for notice in notices where global.json {
+                print(JSONOutput.object([
+                    ("schema", .int(1)), ("notice", .int(notice.id)), ("kind", .string(notice.kind.rawValue)),
+                    ("passTypeIdentifier", .string(notice.passID.passTypeIdentifier)), ("serialNumber", .string(notice.passID.serialNumber)),
+                    ("text", .string(NoticeWords(notice).sentence)), ("created", .date(notice.created)), ("due", .date(notice.due)),
+                    ("eventAt", .date(notice.eventAt)), ("sent", .array(notice.sent.sorted().map { .string($0) })),
+                ]).line)
+            }
+            for notice in notices where !global.json {
                 let words = NoticeWords(notice)
                 let sent = notice.sent.sorted().joined(separator: ",")
                 print(UpdateOutcomeText.sanitized("\(notice.id)  \(DateText.iso(notice.created))  \(notice.kind.rawValue)"

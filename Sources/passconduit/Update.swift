@@ -147,8 +147,8 @@ struct Update: ParsableCommand {
             }
             // Notices switched on: what this run changed (and the reminders due) go out now. A
             // notice that could not be sent stays pending; the update is not undone.
-            if context.config.notices.enabled && !global.json {
-                _ = try Notices.sendOwn(context, quiet: quiet)
+            if context.config.notices.enabled {
+                _ = try Notices.sendOwn(context, quiet: quiet || global.json)
             }
             return Self.status(outcomes)
         }
@@ -239,8 +239,8 @@ struct Update: ParsableCommand {
             let text = figures.prometheus(seconds: seconds, finished: Date())
             try OutputFile.writeFile(Array(text.utf8), to: metricsFile, what: "metrics")
         }
-        if context.config.notices.enabled && !global.json {
-            _ = try Notices.sendMap(template, context: context, quiet: quiet)
+        if context.config.notices.enabled {
+            _ = try Notices.sendMap(template, context: context, quiet: quiet || global.json)
         }
         let status = Self.status(results.flatMap(\.outcomes))
         if status == .success && results.contains(where: { $0.problem != nil }) { return .tempFailure }

@@ -132,15 +132,21 @@ final class NoticeMailTests: XCTestCase {
         XCTAssertEqual(try outbox(sandbox).count, 1)
         let listed = try sandbox.run("notices")
         XCTAssertTrue(listed.stdout.contains("changed  sent: mail  \(id)\n    Gate changed to B22."), listed.stdout)
+        let json = try sandbox.run("notices", ["--json"]).objects
+        XCTAssertEqual(json.count, 1)
+        XCTAssertEqual(json.first?["kind"] as? String, "changed")
+        XCTAssertEqual(json.first?["text"] as? String, "Gate changed to B22.")
+        XCTAssertEqual(json.first?["sent"] as? [String], ["mail"])
 
         // sendmail fails: the update stands, the notice waits, the log line says why; the next
         // run with a working sendmail sends it, once.
         try writeConfig(sandbox, sendmail: try writeSendmail(sandbox, fails: true))
         let v3 = try UpdateKit.pass(serial: serial, webServiceURL: service, gate: "C7", signed: now.addingTimeInterval(-1800), in: sandbox.dir)
         try serve(v3, serial: serial)
-        r = try sandbox.run("update", [id])
+        r = try sandbox.run("update", ["--json", id])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("updated — Gate changed to C7."), r.stdout)
+        XCTAssertEqual(r.objects.count, 1, "only the outcome on stdout: \(r.stdout)")
+        XCTAssertEqual(r.outcome?["outcome"] as? String, "updated", r.stdout)
         XCTAssertTrue(r.stderr.contains("mail not sent, kept for the next run") && r.stderr.contains("failed (exit status 75)"), r.stderr)
         XCTAssertEqual(try outbox(sandbox).count, 1)
         try writeConfig(sandbox, sendmail: sandbox.dir.appendingPathComponent("no-such-sendmail").path)
