@@ -34,7 +34,7 @@ package final class MilterMetrics: Sendable {
         let result: String
         switch verdict.plan.output {
         case .nothing: result = "tempfail"
-        case .unchanged: result = verdict.skipped == nil ? "unchanged" : "not-local"
+        case .unchanged: result = verdict.skipped == "skipped-not-local" ? "not-local" : "unchanged"
         case .rewritten: result = "headers"
         }
         count("passconduit_milter_messages_total", "Messages answered, by what was done to them.", "result", result)

@@ -71,6 +71,7 @@ struct MilterVerdict {
         var verdict = MilterVerdict(plan: plan, replies: replies(for: plan, leadingSpace: leadingSpace, unscannedRemovals: removals),
                                     libraries: libraries.count, recipients: message.recipientCount)
         verdict.queueID = message.queueID
+        if plan.notice { verdict.skipped = "skipped-notice" }
         return verdict
     }
 

@@ -62,6 +62,23 @@ package protocol PassLibraryBackend: AnyObject, Sendable {
     /// expired, revoked, used up, or its pass removed).
     func redeemShareLink(secretHash: String) async throws -> (link: ShareLink, bytes: [UInt8])?
 
+    // Notices (issue 43 item 2): see `Notice`. A replace whose changes carry change messages
+    // records its notice itself, in its own transaction (`LibraryRules.LogEntry.notice`).
+    /// Records each reminder once per (pass, event time): those already recorded are left as
+    /// they are. Returns how many were new.
+    @discardableResult
+    func recordReminders(_ drafts: [NoticeDraft]) async throws -> Int
+    /// The notices made at or after `since`, newest first, at most `limit`, with the channels
+    /// that claimed each and the pass as it is now.
+    func notices(since: Date, limit: Int) async throws -> [Notice]
+    /// Claims notice `id` for `channel` at `options.now`: true for the one caller that claimed it
+    /// first, false for every later one (on any number of processes and hosts) and for a notice
+    /// the library does not hold. A channel claims before it sends, so a notice is sent at most once.
+    func claimNotice(_ id: Int64, channel: Notice.Channel) async throws -> Bool
+    /// Gives a claim back after the channel could not send (a failing `sendmail`), so the next
+    /// run tries again.
+    func releaseNotice(_ id: Int64, channel: Notice.Channel) async throws
+
     // The change log
     func changes(after sequence: Int64, limit: Int) async throws -> [ChangeEntry]
     func lastSequence() async throws -> Int64

@@ -80,7 +80,8 @@ extension PostgresLibrary {
             // Children before parents (the foreign keys): fields, log, offers, versions, passes,
             // then the blobs they all point to, the web-service tables, and the user.
             for table in ["change_field", "change_log", "offer", "pass_version", "pass", "pass_blob",
-                          "web_service_state", "web_service_registration", "web_service_tag", "share_link", "library_user"] {
+                          "web_service_state", "web_service_registration", "web_service_tag", "share_link",
+                          "notice_sent", "notice", "library_user"] {
                 let column = table == "library_user" ? "name" : #""user""#
                 try await tx.run("DELETE FROM passconduit.\(table) WHERE \(column) = $1", [user])
             }

@@ -27,7 +27,8 @@ extension PostgresLibrary {
     /// The milter stages offers: the offer, its bytes, the change log's entry and the user's counters.
     static let milterGrants = Grants(tables: [
         ("SELECT", ["library_user", "pass_blob", "pass", "pass_version", "offer", "change_log", "change_field",
-                    "web_service_state", "web_service_registration", "web_service_tag", "share_link"]),
+                    "web_service_state", "web_service_registration", "web_service_tag", "share_link",
+                    "notice", "notice_sent"]),
         ("INSERT, UPDATE, DELETE", ["offer", "pass_blob"]),
         ("INSERT", ["change_log", "change_field"]),
         ("UPDATE", ["library_user"]),
@@ -38,7 +39,8 @@ extension PostgresLibrary {
     static let webGrants = Grants(tables: [
         ("SELECT, UPDATE", ["library_user"]),
         ("SELECT, INSERT, UPDATE, DELETE", ["pass_blob", "pass", "pass_version", "offer", "change_log", "change_field",
-                                            "web_service_state", "web_service_registration", "web_service_tag", "share_link"]),
+                                            "web_service_state", "web_service_registration", "web_service_tag", "share_link",
+                                            "notice", "notice_sent"]),
     ], sequences: true, webTables: true)
 
     /// What `grant` did: the roles given their rights.
@@ -64,7 +66,9 @@ extension PostgresLibrary {
             SELECT CASE WHEN to_regclass('passconduit.migration') IS NULL THEN 0
                         ELSE (SELECT coalesce(max(version), 0) FROM passconduit.migration) END
             """)[0].decode(Int.self)
-        guard version == PostgresSchema.newest else {
+        var applied: Set<Int> = []
+        if version > 0 { applied = try await PostgresSetup.appliedVersions(tx) }
+        guard version > 0, applied == PostgresSchema.known else {
             throw LibraryError(.notFound, version == 0
                 ? "grant: the database holds no passconduit library yet; make one first as this role (passconduit library create ADDRESS)"
                 : "grant: the library's schema is at version \(version), this passconduit's is \(PostgresSchema.newest); open a library as this role first (passconduit library create ADDRESS) to bring it up to date")

@@ -145,6 +145,29 @@ enum PostgresRows {
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 """, [tx.user, sequence, position, change.key, change.label, change.oldValue, change.newValue, change.message])
         }
+        if let notice = entry.notice { _ = try await insertNotice(tx, notice, createdAt: entry.at) }
         try await tx.run("SELECT pg_notify($1, $2)", [PostgresLibrary.channel, tx.user])
+    }
+
+    /// Records a notice under the user's next notice number (the caller holds the user's lock);
+    /// a reminder already recorded for its (pass, event time) is left as it is, and its number
+    /// is not taken. Whether a row was added.
+    static func insertNotice(_ tx: PostgresTransaction, _ notice: NoticeDraft, createdAt: Date) async throws -> Bool {
+        if notice.eventAt != nil, !(try await tx.rows("""
+            SELECT 1 FROM passconduit.notice WHERE "user" = $1 AND pass_type_identifier = $2 AND serial_number = $3
+              AND kind = $4 AND event_at = $5
+            """, [tx.user, notice.passID.passTypeIdentifier, notice.passID.serialNumber, notice.kind.rawValue,
+                  notice.eventAt?.timeIntervalSince1970]).isEmpty) {
+            return false
+        }
+        let id = try await tx.rows("""
+            UPDATE passconduit.library_user SET last_notice = last_notice + 1 WHERE name = $1 RETURNING last_notice
+            """, [tx.user])[0].decode(Int64.self)
+        let rows = try await tx.rows("""
+            INSERT INTO passconduit.notice ("user", id, pass_type_identifier, serial_number, kind, text, due_at, event_at, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id
+            """, [tx.user, id, notice.passID.passTypeIdentifier, notice.passID.serialNumber, notice.kind.rawValue, notice.text,
+                  notice.due.timeIntervalSince1970, notice.eventAt?.timeIntervalSince1970, createdAt.timeIntervalSince1970])
+        return !rows.isEmpty
     }
 }

@@ -19,9 +19,16 @@ enum PostgresSchema {
         (3, "v3-row-level-security", v3),
         (4, "v4-share-links", v4),
         (5, "v5-chat-provenance", v5),
+        (6, "v6-notices", v6),
     ]
 
-    static var newest: Int { migrations.last!.version }
+    /// The highest version this build knows. Versions need not be contiguous (5, chat
+    /// provenance, was made beside 6): `PostgresSetup` applies each migration whose version the
+    /// database has not recorded, and a database is current when it has recorded every one.
+    static var newest: Int { migrations.map(\.version).max()! }
+
+    /// Every version this build knows.
+    static var known: Set<Int> { Set(migrations.map(\.version)) }
 
     static let v1 = """
         CREATE TABLE passconduit.library_user (
@@ -249,5 +256,39 @@ enum PostgresSchema {
             ADD COLUMN source_event_id text, ADD COLUMN source_sender text;
         ALTER TABLE passconduit.pass_version ADD COLUMN source_network text, ADD COLUMN source_room text,
             ADD COLUMN source_event_id text, ADD COLUMN source_sender text
+        """
+
+    /// Issue 43 item 2: notices. A change notice is recorded with its change (event_at NULL, so
+    /// any number per pass); a reminder once per (pass, event time). `notice_sent` holds one row
+    /// per channel that claimed a notice: its primary key makes the claim (INSERT … ON CONFLICT
+    /// DO NOTHING), so two hosts never both send. Ids count per library from the user's counter.
+    static let v6 = """
+        ALTER TABLE passconduit.library_user ADD COLUMN last_notice bigint NOT NULL DEFAULT 0;
+        CREATE TABLE passconduit.notice (
+            "user" text COLLATE "C" NOT NULL REFERENCES passconduit.library_user(name),
+            id bigint NOT NULL,
+            pass_type_identifier text COLLATE "C" NOT NULL,
+            serial_number text COLLATE "C" NOT NULL,
+            kind text NOT NULL CHECK (kind IN ('changed', 'voided', 'reminder')),
+            text text NOT NULL,
+            due_at double precision NOT NULL,
+            event_at double precision,
+            created_at double precision NOT NULL,
+            PRIMARY KEY ("user", id),
+            UNIQUE ("user", pass_type_identifier, serial_number, kind, event_at)
+        );
+        CREATE INDEX notice_by_created ON passconduit.notice ("user", created_at, id);
+        CREATE TABLE passconduit.notice_sent (
+            "user" text COLLATE "C" NOT NULL,
+            notice bigint NOT NULL,
+            channel text NOT NULL CHECK (channel IN ('mail', 'desktop', 'web')),
+            sent_at double precision NOT NULL,
+            PRIMARY KEY ("user", notice, channel),
+            FOREIGN KEY ("user", notice) REFERENCES passconduit.notice ("user", id) ON DELETE CASCADE
+        );
+        ALTER TABLE passconduit.notice ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.notice USING ("user" = current_setting('passconduit.user', true));
+        ALTER TABLE passconduit.notice_sent ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY library_scope ON passconduit.notice_sent USING ("user" = current_setting('passconduit.user', true))
         """
 }

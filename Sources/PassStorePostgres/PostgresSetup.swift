@@ -103,8 +103,9 @@ struct PostgresSetup {
                         applied_at timestamptz NOT NULL DEFAULT now())
                     """)
             }
-            let version = try await schemaVersion(tx) ?? 0
-            for migration in PostgresSchema.migrations where migration.version > version {
+            _ = try await schemaVersion(tx)
+            let applied = try await Self.appliedVersions(tx)
+            for migration in PostgresSchema.migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
                 // One statement per message: the extended protocol takes no lists.
                 for statement in migration.sql.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
                     try await tx.run(String(statement))
@@ -135,8 +136,13 @@ struct PostgresSetup {
     /// (nothing to write); nil otherwise. Throws for another program's `passconduit` schema and
     /// for a newer schema.
     private func isReady(_ tx: PostgresTransaction) async throws -> Double? {
-        guard let version = try await schemaVersion(tx), version == PostgresSchema.newest else { return nil }
+        guard try await schemaVersion(tx) != nil, try await Self.appliedVersions(tx) == PostgresSchema.known else { return nil }
         return try await Self.createdAt(tx, user: user)
+    }
+
+    /// The versions of the migrations the database has recorded (they need not be contiguous).
+    static func appliedVersions(_ tx: PostgresTransaction) async throws -> Set<Int> {
+        Set(try await tx.rows("SELECT version FROM passconduit.migration").map { try $0.decode(Int.self) })
     }
 
     /// When `user`'s library was made; nil when the database holds none.
@@ -169,7 +175,8 @@ struct PostgresSetup {
         guard foreign == 0 else {
             throw LibraryError(.notALibrary, "the schema “passconduit” in this database belongs to another program; it was left untouched")
         }
-        if version > PostgresSchema.newest {
+        let unknown = try await Self.appliedVersions(tx).subtracting(PostgresSchema.known)
+        if version > PostgresSchema.newest || !unknown.isEmpty {
             throw LibraryError(.newerSchema, "was written by a newer passconduit (schema \(version), this one knows \(PostgresSchema.newest)); update passconduit on this host")
         }
         return version

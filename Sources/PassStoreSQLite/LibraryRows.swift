@@ -141,6 +141,7 @@ enum LibraryRows {
                                           entry.at.timeIntervalSince1970])
         guard !entry.changes.isEmpty else { return }
         let sequence = db.lastInsertedRowID
+        if let notice = entry.notice { try insertNotice(db, notice, createdAt: entry.at) }
         let field = try db.cachedStatement(sql: """
             INSERT INTO change_field (sequence, position, key, label, oldValue, newValue, message) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
@@ -148,5 +149,16 @@ enum LibraryRows {
             try field.execute(arguments: [sequence, position, change.key, change.label, change.oldValue, change.newValue,
                                           change.message])
         }
+    }
+
+    /// Records a notice; a reminder already recorded for its (pass, event time) is left as it
+    /// is. Whether a row was added: `db.changesCount`.
+    static func insertNotice(_ db: Database, _ notice: NoticeDraft, createdAt: Date) throws {
+        try db.execute(sql: """
+            INSERT INTO notice (passTypeIdentifier, serialNumber, kind, text, dueAt, eventAt, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """, arguments: [notice.passID.passTypeIdentifier, notice.passID.serialNumber, notice.kind.rawValue,
+                             notice.text, notice.due.timeIntervalSince1970, notice.eventAt?.timeIntervalSince1970,
+                             createdAt.timeIntervalSince1970])
     }
 }

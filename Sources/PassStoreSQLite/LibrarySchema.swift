@@ -8,7 +8,7 @@ enum LibrarySchema {
     /// another program's database and is never touched.
     static let applicationID: Int32 = 0x5043_4C42
     /// `PRAGMA user_version` after the newest migration this build knows.
-    static let userVersion: Int32 = 5
+    static let userVersion: Int32 = 6
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -26,8 +26,22 @@ enum LibrarySchema {
         }
         migrator.registerMigration("v5-chat-provenance") { db in
             try db.execute(sql: v5)
+            try raiseUserVersion(db, to: 5)
+        }
+        // v5 and v6 were made side by side: each only raises user_version, so the number is the
+        // newest applied whatever the order.
+        migrator.registerMigration("v6-notices") { db in
+            try db.execute(sql: v6)
+            try raiseUserVersion(db, to: 6)
         }
         return migrator
+    }
+
+    /// Sets `PRAGMA user_version` to `version` unless it is higher already (migrations made on
+    /// parallel lines of history may be applied out of their numbers' order).
+    static func raiseUserVersion(_ db: Database, to version: Int32) throws {
+        let current = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        if current < version { try db.execute(sql: "PRAGMA user_version = \(version)") }
     }
 
     /// Bytes live once per content (sha256), shared by a pass, its earlier versions and offers.
@@ -280,6 +294,30 @@ enum LibrarySchema {
         ALTER TABLE pass_version ADD COLUMN sourceRoom TEXT;
         ALTER TABLE pass_version ADD COLUMN sourceEventID TEXT;
         ALTER TABLE pass_version ADD COLUMN sourceSender TEXT;
-        PRAGMA user_version = 5;
+        """
+
+    /// Issue 43 item 2: notices. A change notice is recorded with its change (`eventAt` NULL, so
+    /// any number per pass); a reminder once per (pass, event time): the UNIQUE key, with
+    /// INSERT OR IGNORE. `notice_sent` holds one row per channel that claimed a notice: its
+    /// primary key makes the claim, so two processes never both send. Ids are never reused.
+    static let v6 = """
+        CREATE TABLE notice (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            passTypeIdentifier TEXT NOT NULL,
+            serialNumber TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('changed', 'voided', 'reminder')),
+            text TEXT NOT NULL,
+            dueAt REAL NOT NULL,
+            eventAt REAL,
+            createdAt REAL NOT NULL,
+            UNIQUE (passTypeIdentifier, serialNumber, kind, eventAt)
+        );
+        CREATE INDEX notice_by_created ON notice(createdAt, id);
+        CREATE TABLE notice_sent (
+            notice INTEGER NOT NULL REFERENCES notice(id) ON DELETE CASCADE,
+            channel TEXT NOT NULL CHECK (channel IN ('mail', 'desktop', 'web')),
+            sentAt REAL NOT NULL,
+            PRIMARY KEY (notice, channel)
+        );
         """
 }

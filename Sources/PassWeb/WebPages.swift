@@ -164,7 +164,33 @@ struct WebPages {
         if !offers.isEmpty {
             h += "<p class=\"note\"><a href=\"/offers\">\(offers.count == 1 ? "1 pass is" : "\(offers.count) passes are") waiting for you to accept or decline.</a></p>\n"
         }
+        h += try await whatChanged()
         return Answer(route: "/", response: page("Your passes", bodyParts: [h, sections(snapshot, query: q)]))
+    }
+
+    /// How far back "What changed" looks, and how many notices it shows.
+    static let whatChangedDays = 7
+    static let whatChangedCount = 10
+
+    /// "What changed" (issue 43 item 2): this library's recent notices, newest first, those not
+    /// shown before marked new; showing them marks them seen (the `web` channel's claim), so
+    /// the next visit shows them without the mark. Empty when there is none.
+    func whatChanged(now: Date = Date()) async throws -> String {
+        let since = now.addingTimeInterval(-Double(Self.whatChangedDays) * 86_400)
+        let notices = try await library.notices(since: since, limit: Self.whatChangedCount).filter { $0.due <= now }
+        guard !notices.isEmpty else { return "" }
+        var h = "<section aria-labelledby=\"changed\" class=\"notices\"><h2 id=\"changed\">What changed</h2>\n<ul class=\"notices\">"
+        for notice in notices {
+            let words = NoticeWords(notice)
+            let unread = !notice.sent.contains(Notice.Channel.web.rawValue)
+            let what = "<span class=\"text\" dir=\"auto\">\(Self.e(words.sentence))</span>"
+                + (words.passLine.map { " <span class=\"org\" dir=\"auto\">\(Self.e($0))</span>" } ?? "")
+            let linked = notice.pass.map { "<a href=\"/passes/\($0.sha256)\">\(what)</a>" } ?? what
+            h += "<li\(unread ? " class=\"unread\"" : "")>" + (unread ? "<strong class=\"mark\">New</strong> " : "") + linked
+                + " <time datetime=\"\(DateText.iso(notice.created))\">\(Self.e(DateText.human(notice.created)))</time></li>"
+            if unread { _ = try await library.claimNotice(notice.id, channel: .web) }
+        }
+        return h + "</ul></section>\n"
     }
 
     /// This user's passes, offers and pass times, from the wallet's cache while their library's

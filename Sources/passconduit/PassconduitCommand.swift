@@ -27,7 +27,7 @@ struct Passconduit: ParsableCommand {
         """,
         version: Passconduit.version,
         subcommands: [Scan.self, Add.self, List.self, Show.self, Remove.self, Export.self, CalendarCommand.self, Send.self, Icon.self, Render.self, Open.self,
-                      Offers.self, OfferCommand.self, Share.self, Log.self, Update.self, MailFilter.self, MilterCommand.self, Serve.self, LibraryCommand.self]
+                      Offers.self, OfferCommand.self, Share.self, Log.self, Update.self, Notices.self, MailFilter.self, MilterCommand.self, Serve.self, LibraryCommand.self]
     )
 
     /// The release; the package version (script/build-deb) is this.

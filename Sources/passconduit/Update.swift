@@ -145,6 +145,11 @@ struct Update: ParsableCommand {
             if outcomes.isEmpty && !quiet && !global.json {
                 print(ids.isEmpty ? "No pass in your library has a web service to check." : "Nothing to check.")
             }
+            // Notices switched on: what this run changed (and the reminders due) go out now. A
+            // notice that could not be sent stays pending; the update is not undone.
+            if context.config.notices.enabled {
+                _ = try Notices.sendOwn(context, quiet: quiet || global.json)
+            }
             return Self.status(outcomes)
         }
     }
@@ -233,6 +238,9 @@ struct Update: ParsableCommand {
         if let metricsFile {
             let text = figures.prometheus(seconds: seconds, finished: Date())
             try OutputFile.writeFile(Array(text.utf8), to: metricsFile, what: "metrics")
+        }
+        if context.config.notices.enabled {
+            _ = try Notices.sendMap(template, context: context, quiet: quiet || global.json)
         }
         let status = Self.status(results.flatMap(\.outcomes))
         if status == .success && results.contains(where: { $0.problem != nil }) { return .tempFailure }

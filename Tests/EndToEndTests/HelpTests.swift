@@ -48,7 +48,7 @@ final class HelpTests: XCTestCase {
     }
 
     func testEveryCommandHasHelpWithExamples() throws {
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "notices", "filter"] {
             let run = try sandbox.run("help", [command], common: false)
             XCTAssertEqual(run.status, 0, command)
             XCTAssertTrue(run.stdout.contains("Example"), command)
@@ -58,7 +58,7 @@ final class HelpTests: XCTestCase {
     func testRootHelpListsTheCommands() throws {
         let run = try sandbox.run("--help", [], common: false)
         XCTAssertEqual(run.status, 0)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "notices", "filter"] {
             XCTAssertTrue(run.stdout.contains("\n  \(command) "), command)
         }
     }
@@ -122,7 +122,7 @@ final class HelpTests: XCTestCase {
 
     func testManPageIsCurrent() throws {
         let page = try String(contentsOf: Run.root.appendingPathComponent("Docs/passconduit.1"), encoding: .utf8)
-        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "filter"] {
+        for command in ["scan", "add", "list", "show", "remove", "export", "icon", "offers", "offer", "share", "log", "notices", "filter"] {
             XCTAssertTrue(page.contains(".It Em \(command)"), "Docs/passconduit.1 lacks \(command); run script/gen-manual")
         }
     }

@@ -95,6 +95,47 @@ final class MilterPostfixTests: XCTestCase {
         XCTAssertEqual(milter.messageLines.count, 2)
     }
 
+    /// A notice passconduit sent (issue 43 item 2), delivered by Postfix through the milter,
+    /// arrives as it does without the milter and is not scanned (the log says so); a message
+    /// that carries a pass and the notice field stages no offer.
+    func testANoticeArrivesUnscannedAndStagesNothing() throws {
+        // The notice, made by the binary: a gate change taken by add, sent by notices --send to
+        // a sendmail that keeps it in a file.
+        let sandbox = try Sandbox()
+        let now = Date()
+        let v1 = try UpdateKit.pass(serial: "MILTER-1", webServiceURL: nil, signed: now.addingTimeInterval(-7200), in: sandbox.dir)
+        let v2 = try UpdateKit.pass(serial: "MILTER-1", webServiceURL: nil, gate: "B22", signed: now.addingTimeInterval(-3600), in: sandbox.dir)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", v1.path]).status, 0)
+        XCTAssertEqual(try sandbox.run("add", ["--yes", v2.path]).status, 0)
+        let notice = sandbox.dir.appendingPathComponent("notice.eml")
+        let script = sandbox.dir.appendingPathComponent("sendmail")
+        try "#!/bin/sh\ncat > \(notice.path)\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let folder = sandbox.dir.appendingPathComponent("config/passconduit")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "[notices]\nenabled = true\nmail-to = \"alice@example.org\"\nsendmail = \"\(script.path)\"\n"
+            .write(to: folder.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        let sent = try sandbox.run("notices", ["--send"])
+        XCTAssertEqual(sent.status, 0, sent.stderr)
+        let marked = home.appendingPathComponent("marked.eml")
+        try (Data("X-Passconduit-Notice: changed\n".utf8) + Data(contentsOf: URL(fileURLWithPath: Run.sample("messages/type.eml")))).write(to: marked)
+
+        try FileManager.default.createDirectory(atPath: (libraryPath("alice@example.org") as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = try PassLibrary(path: libraryPath("alice@example.org"))
+        let (milter, postfix) = try start(["--library-map", template])
+        guard let through = try postfix.deliverOne(notice, to: "alice@example.org", port: postfix.milterPort),
+              let plain = try postfix.deliverOne(notice, to: "bob@example.org", port: postfix.plainPort) else {
+            return XCTFail("the notice was not delivered: \(postfix.log.suffix(2000))")
+        }
+        XCTAssertTrue(try comparable(through) == comparable(plain), "the notice changed through the milter")
+        let delivered = String(decoding: try Data(contentsOf: through), as: UTF8.self)
+        XCTAssertTrue(delivered.contains("\nX-Passconduit-Notice: changed\n") && delivered.contains("Auto-Submitted: auto-generated"), delivered)
+        XCTAssertEqual(DeliveredMessage.ownFields([UInt8](try Data(contentsOf: through))), [])
+        XCTAssertNotNil(try postfix.deliverOne(marked, to: "alice@example.org", port: postfix.milterPort))
+        XCTAssertEqual(try PassLibrary(path: libraryPath("alice@example.org")).offers().count, 0, "a message with the notice field is not scanned")
+        XCTAssertEqual(milter.messageLines.filter { $0.contains("scan=skipped-notice") }.count, 2, milter.logLines.joined(separator: "\n"))
+    }
+
     func testKillingTheMilterMidRunLosesNoMessage() throws {
         let (milter, postfix) = try start([])
         let count = 300

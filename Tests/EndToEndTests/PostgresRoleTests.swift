@@ -63,7 +63,7 @@ final class PostgresRoleTests: XCTestCase {
         // Every table of the library's schema was thought of: both roles may at least read each one.
         let tables = try server.psql(database, "SELECT tablename FROM pg_tables WHERE schemaname = 'passconduit' ORDER BY 1")
             .split(separator: "\n").map(String.init)
-        XCTAssertEqual(tables.count, 12, tables.description)
+        XCTAssertEqual(tables.count, 14, tables.description)
         for table in tables {
             for role in [milterRole, webRole] {
                 XCTAssertEqual(try server.psql(database, "SELECT has_table_privilege('\(role)', 'passconduit.\(table)', 'SELECT')")
@@ -116,6 +116,15 @@ final class PostgresRoleTests: XCTestCase {
         XCTAssertEqual(accepted.status, 0, accepted.stderr)
         XCTAssertEqual(try run("list", ["--library", webMap, "--user", alice, "--json"]).objects.count, 2)
         XCTAssertEqual(try run("list", ["--library", webMap, "--user", bob, "--json"]).objects.count, 1)
+        // A newer version taken under the web wallet's role records alice's notice (issue 43) in
+        // her rows only: raw SQL scoped to bob reads none.
+        let boarding = try UpdateKit.pass(serial: "NOTICE-1", webServiceURL: nil, signed: Date().addingTimeInterval(-7200), in: sandbox.dir)
+        let moved = try UpdateKit.pass(serial: "NOTICE-1", webServiceURL: nil, gate: "B22", signed: Date().addingTimeInterval(-3600), in: sandbox.dir)
+        XCTAssertEqual(try run("add", ["--library", adminMap, "--user", alice, "--trust", trust, "--yes", boarding.path]).status, 0)
+        let replaced = try run("add", ["--library", webMap, "--user", alice, "--trust", trust, "--yes", moved.path])
+        XCTAssertEqual(replaced.status, 0, replaced.stderr)
+        XCTAssertEqual(try sql("SELECT count(*) FROM passconduit.notice", as: webRole, scope: alice), "1")
+        XCTAssertEqual(try sql("SELECT count(*) FROM passconduit.notice", as: webRole, scope: bob), "0")
         // The web wallet itself under that role: bob, signed in, sees his pass and nothing of alice's.
         let web = try WebServeTests.Server(sandbox, ["--library-map", webMap, "--trust", trust, "--listen", "127.0.0.1:0",
                                                      "--auth", "header:X-User", "--trusted-proxy", "127.0.0.1", "--trusted-proxy", "::1"],
@@ -129,6 +138,11 @@ final class PostgresRoleTests: XCTestCase {
         XCTAssertTrue(page.text.contains(try sql("SELECT organization_name FROM passconduit.pass WHERE serial_number = '\(bobsSerial)'", as: admin)), page.text)
         XCTAssertFalse(page.text.contains(alicesSerial), page.text)
         XCTAssertFalse(page.text.contains(try sql("SELECT organization_name FROM passconduit.pass WHERE serial_number = '\(alicesSerial)'", as: admin)), page.text)
+        XCTAssertFalse(page.text.contains("What changed") || page.text.contains("Gate changed"), page.text)
+        // Alice's page shows her notice, and showing it claims it (the web role writes notice_sent).
+        let alicesPage = try WebServeTests.curl(web.base + "/", ["-H", "X-User: \(alice)"])
+        XCTAssertTrue(alicesPage.text.contains("What changed") && alicesPage.text.contains("Gate changed to B22."), alicesPage.text + web.text)
+        XCTAssertEqual(try sql("SELECT channel FROM passconduit.notice_sent", as: admin), "web")
         // One pool serves both people (issue 39 item 4): its connections go from one mailbox to
         // the other, each lease scoped anew. Under this role row-level security hides every row
         // of a connection scoped to the other mailbox, so a lease left on the wrong scope would
@@ -152,7 +166,7 @@ final class PostgresRoleTests: XCTestCase {
         // … but making or erasing a library stays the operator's.
         let dropped = try run("library", ["drop", bob, "--yes", "--library-map", webMap])
         XCTAssertNotEqual(dropped.status, 0, dropped.stdout)
-        XCTAssertEqual(try sql("SELECT count(*) FROM passconduit.pass", as: admin), "3")
+        XCTAssertEqual(try sql("SELECT count(*) FROM passconduit.pass", as: admin), "4")
         let created = try run("library", ["create", "carol@example.org", "--library-map", webMap])
         XCTAssertNotEqual(created.status, 0, created.stdout)
         XCTAssertEqual(try sql("SELECT count(*) FROM passconduit.library_user", as: admin), "2")

@@ -211,6 +211,38 @@ final class PostgresLibraryTests: XCTestCase {
         await after.close()
     }
 
+    /// Migrations need not be contiguous nor applied in order (issue 43: v5 and v6 were made on
+    /// two lines of history): a database that lacks one this build knows gets it, though a later
+    /// one is recorded; one that records a version this build does not know is a newer schema.
+    func testAMissingMigrationIsAppliedAfterALaterOneAndAnUnknownOneIsNewer() async throws {
+        let server = try SharedPostgres.server
+        let database = try server.database()
+        let location = server.location(database: database)
+        let first = try await PostgresLibrary.open(location, options: options(user: "alice"))
+        try await first.add(Synthetic.record("1"))
+        await first.close()
+        // As if v4 had been made after v6: its table gone and unrecorded, v6 still recorded.
+        try server.psql(database, """
+            DROP TABLE passconduit.share_link; ALTER TABLE passconduit.library_user DROP COLUMN last_share_link;
+            DELETE FROM passconduit.migration WHERE version = 4
+            """)
+        let library = try await PostgresLibrary.open(location, options: options(user: "alice"))
+        let versions = try server.psql(database, "SELECT string_agg(version::text, ',' ORDER BY version) FROM passconduit.migration")
+        XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "1,2,3,4,6")
+        let link = try await library.createShareLink(Synthetic.record("1").id, secretHash: String(repeating: "a", count: 64),
+                                                     expires: Date().addingTimeInterval(60), oneDownload: false)
+        XCTAssertEqual(link.id, 1)
+        await library.close()
+        // A version this build does not know (made by a newer passconduit): refused, untouched.
+        try server.psql(database, "INSERT INTO passconduit.migration (version, name, application) VALUES (5, 'v5-from-elsewhere', 'passconduit pass library')")
+        do {
+            _ = try await PostgresLibrary.open(location, options: options(user: "alice"))
+            XCTFail("opened a library with an unknown migration")
+        } catch let error as LibraryError {
+            XCTAssertEqual(error.kind, .newerSchema, "\(error)")
+        }
+    }
+
     /// A library made before v2 (a pass's status only valid or untrusted) keeps its passes when this
     /// build opens it, and then takes an unsigned pass (issue 26 item 15).
     func testAVersion1LibraryIsMigratedWithItsPassesAndTakesUnsignedPasses() async throws {
@@ -221,7 +253,8 @@ final class PostgresLibraryTests: XCTestCase {
         try await first.add(Synthetic.record("1"))
         await first.close()
         // Back to v1's shape: its CHECK, no row-level security (v3), no share links (v4), no chat
-        // provenance (v5), and no record of v2 to v5.
+        // provenance (v5), no notices (v6), and no record of v2 to v6.
+        try server.psql(database, "DROP TABLE passconduit.notice_sent; DROP TABLE passconduit.notice; ALTER TABLE passconduit.library_user DROP COLUMN last_notice")
         try server.psql(database, "DROP TABLE passconduit.share_link; ALTER TABLE passconduit.library_user DROP COLUMN last_share_link")
         for table in ["offer", "pass", "pass_version"] {
             try server.psql(database, """
@@ -247,7 +280,7 @@ final class PostgresLibraryTests: XCTestCase {
         let versions = try server.psql(database, "SELECT max(version) FROM passconduit.migration")
         XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "\(PostgresSchema.newest)")
         let secured = try server.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'passconduit' AND rowsecurity")
-        XCTAssertEqual(secured.trimmingCharacters(in: .whitespacesAndNewlines), "11", "every library table but the migration record (share_link since v4)")
+        XCTAssertEqual(secured.trimmingCharacters(in: .whitespacesAndNewlines), "13", "every library table but the migration record (share_link since v4, notice and notice_sent since v6)")
         await library.close()
     }
 

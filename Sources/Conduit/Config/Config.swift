@@ -1,4 +1,5 @@
 import Foundation
+import PassStore
 import TOMLKit
 
 /// The user's settings from `config.toml` (TOMLKit). Every key is optional; a missing file means
@@ -26,6 +27,8 @@ package struct Config: Sendable, Equatable {
     package var milterGroup: String?
     /// `[serve]`: the web wallet's settings (`passconduit serve`; its flags win).
     package var serve: ServeSettings = .init()
+    /// `[notices]`: telling owners of changes and coming dates.
+    package var notices: NoticeSettings = .init()
 
     package init() {}
 
@@ -66,7 +69,7 @@ package struct Config: Sendable, Equatable {
     /// refused before the section's own parsing, so the list cannot fall behind the code, and
     /// `Config/config.toml` documents each with its default (ConfigTests compares the two).
     package static let keys: [String: [String]] = [
-        "": ["language", "library", "trust", "limits", "filter", "milter", "serve"],
+        "": ["language", "library", "trust", "limits", "filter", "milter", "serve", "notices"],
         "library": ["path"],
         "trust": ["directories"],
         "limits": ["max-message-bytes", "max-depth", "max-parts", "max-header-bytes", "sniff-bytes", "max-pass-bytes",
@@ -76,6 +79,8 @@ package struct Config: Sendable, Equatable {
         "milter": ["library-map", "user", "group"],
         "serve": ["listen", "auth", "trusted-proxy", "library-map", "public-url", "tls-cert", "tls-key", "state",
                   "uploads-at-once", "upload-seconds"],
+        "notices": ["enabled", "mail", "mail-to", "mail-from", "sendmail", "desktop", "quiet-hours"]
+            + NoticeSettings.leadKeys.map(\.key),
     ]
 
     package static func parse(_ text: String, file: String, environment: [String: String]) throws(ConfigError) -> Config {
@@ -197,6 +202,43 @@ package struct Config: Sendable, Equatable {
                     case "uploads-at-once": config.serve.uploadsAtOnce = try reader.count(item, path)
                     case "upload-seconds": config.serve.uploadSeconds = try reader.seconds(item, path)
                     default: throw reader.unknown(path)
+                    }
+                }
+            case "notices":
+                for (sub, item) in try reader.table(value, [key]) {
+                    let path = [key, sub]
+                    func text() throws(ConfigError) -> String? {
+                        let s = try reader.string(item, path)
+                        return s.isEmpty ? nil : s
+                    }
+                    switch sub {
+                    case "enabled": config.notices.enabled = try reader.bool(item, path)
+                    case "mail": config.notices.mail = try reader.bool(item, path)
+                    case "desktop": config.notices.desktop = try reader.bool(item, path)
+                    case "mail-to", "mail-from":
+                        let address = try text()
+                        if let address, !NoticeSettings.isAddress(address) {
+                            throw reader.fail(path, "must be a mail address (local@domain), found \"\(address)\"")
+                        }
+                        if sub == "mail-to" { config.notices.mailTo = address } else { config.notices.mailFrom = address }
+                    case "sendmail":
+                        guard let program = try text() else { throw reader.fail(path, "must name a program") }
+                        config.notices.sendmail = ConfigLocation.expand(program, relativeTo: folder, environment: environment)
+                    case "quiet-hours":
+                        if let span = try text() {
+                            guard let hours = NoticeRules.QuietHours(span) else {
+                                throw reader.fail(path, "must be \"HH:MM-HH:MM\" (e.g. \"22:00-07:00\"), found \"\(span)\"")
+                            }
+                            config.notices.quietHours = hours
+                        } else {
+                            config.notices.quietHours = nil
+                        }
+                    default:
+                        guard let kind = NoticeSettings.leadKeys.first(where: { $0.key == sub })?.kind else { throw reader.unknown(path) }
+                        guard item.type == .int, let minutes = item.int, minutes >= 0, minutes <= 60 * 24 * 14 else {
+                            throw reader.fail(path, "must be a whole number of minutes from 0 (no reminder) to 20160 (two weeks)")
+                        }
+                        config.notices.leadTimes.byKind[kind] = Double(minutes) * 60
                     }
                 }
             default:

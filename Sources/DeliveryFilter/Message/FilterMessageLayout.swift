@@ -20,6 +20,9 @@ package struct FilterMessageLayout: Sendable, Equatable {
     /// Incoming fields with one of `ownFieldNames`, each with its continuation lines and line
     /// terminators; ascending, disjoint, all at or after `insertionOffset`.
     package var ownFields: [HeaderEdits.Removal]
+    /// The header carries `X-Passconduit-Notice` (`HeaderEdits.noticeName`): a notice passconduit
+    /// sent (issue 43), never scanned or staged.
+    package var isNotice = false
 
     package init(insertionOffset: Int, canInsert: Bool = true, lineEnding: [UInt8], ownFields: [HeaderEdits.Removal]) {
         self.insertionOffset = insertionOffset
@@ -73,6 +76,8 @@ package struct FilterMessageLayout: Sendable, Equatable {
         var fieldStart: Int? = nil
         var fieldIsOwn = false
         var stoppedAtForeignLine = false
+        var sawNotice = false
+        let noticeName = Array(HeaderEdits.noticeName.lowercased().utf8)
         while position < end {
             guard let (lf, next) = line(from: position) else { break }
             if lineEnding == nil, let lf { lineEnding = endingOfLine(prefix, lf: lf, lineStart: position) }
@@ -94,6 +99,9 @@ package struct FilterMessageLayout: Sendable, Equatable {
                 continue
             }
             fieldStart = position
+            if !sawNotice, nameEnd - position == noticeName.count {
+                sawNotice = zip(noticeName, prefix[position..<nameEnd]).allSatisfy { $0 == ($1 | (($1 >= 0x41 && $1 <= 0x5A) ? 0x20 : 0)) }
+            }
             fieldIsOwn = isOwnName(prefix[position..<nameEnd])
             if fieldIsOwn { fieldName = Array(prefix[position..<nameEnd]) }
             position = next
@@ -103,7 +111,9 @@ package struct FilterMessageLayout: Sendable, Equatable {
         if let s = fieldStart, fieldIsOwn, stoppedAtForeignLine || (position == end && isWholeMessage) {
             closeField(at: position, start: s)
         }
-        return FilterMessageLayout(insertionOffset: insertion, canInsert: canInsert, lineEnding: lineEnding ?? [10], ownFields: own)
+        var layout = FilterMessageLayout(insertionOffset: insertion, canInsert: canInsert, lineEnding: lineEnding ?? [10], ownFields: own)
+        layout.isNotice = sawNotice
+        return layout
     }
 
     /// The end of a field name (index of the last name byte + 1, trailing WSP excluded) if the line

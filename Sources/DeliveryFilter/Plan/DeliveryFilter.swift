@@ -16,6 +16,10 @@ package struct DeliveryFilter: Sendable {
     package func plan(_ spool: FilterSpool,
                       scan: ([UInt8]) -> Result<[FilterPassReport], FilterError>) -> FilterPlan {
         var plan = FilterPlan(byteCount: spool.byteCount)
+        if isNotice(spool) {
+            plan.notice = true
+            return unscanned(plan, spool)
+        }
         let message: [UInt8]?
         do {
             message = try spool.contents(maxBytes: options.maxScanBytes)
@@ -44,6 +48,13 @@ package struct DeliveryFilter: Sendable {
         if edits.isEmpty { return plan }
         plan.output = .rewritten(edits, layout: layout)
         return plan
+    }
+
+    /// Whether the message's header (its first `headerScanBytes`) carries the notice field.
+    func isNotice(_ spool: FilterSpool) -> Bool {
+        let prefixCount = min(spool.byteCount, headerScanBytes)
+        guard let prefix = try? spool.bytes(in: 0..<prefixCount) else { return false }
+        return FilterMessageLayout.locate(ArraySlice(prefix), isWholeMessage: prefixCount == spool.byteCount).isNotice
     }
 
     /// The header edits for `reports` in a message whose header is laid out as `layout`: our

@@ -17,6 +17,8 @@ package struct FilterPlan: Sendable {
     package var byteCount: Int
     /// The message was larger than the scan cap and passed unscanned.
     package var oversize = false
+    /// The message is a notice passconduit sent (`HeaderEdits.noticeName`): passed unscanned.
+    package var notice = false
     /// The problem that made the filter pass the message through (or fail closed).
     package var error: FilterError? = nil
     /// One entry per library the scan used or tried (the log line names each, and each failure).

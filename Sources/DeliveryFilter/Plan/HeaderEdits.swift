@@ -71,6 +71,10 @@ package struct HeaderEdits: Sendable, Equatable {
     /// Field names the filter writes, and therefore removes when they arrive.
     package static let summaryName = "X-Passconduit"
     package static let passName = "X-Passconduit-Pass"
+    /// The field a notice passconduit sends carries (issue 43 item 2): the filter and the milter
+    /// pass such a message unscanned (forged fields of our names still removed), so a notice is
+    /// never scanned or staged. Not one of ours to remove: it stays on the notice.
+    package static let noticeName = "X-Passconduit-Notice"
     /// Fold before a line would exceed this many octets where whitespace allows.
     package static let preferredLineLength = 78
     /// RFC 5322's hard line limit, never exceeded.

@@ -89,6 +89,7 @@ package struct FilterLog: Sendable {
         parts.append("result=\(wroteOutput || plan.output == .nothing ? result : "output-failed")")
         parts.append("bytes=\(plan.byteCount)")
         if plan.oversize { parts.append("scan=skipped-oversize") }
+        if plan.notice { parts.append("scan=skipped-notice") }
         if !plan.reports.isEmpty {
             parts.append("passes=\"\(FilterHeaderWriter().summary(plan.reports))\"")
             for r in plan.reports.prefix(32) {

@@ -1,0 +1,149 @@
+import Foundation
+import PassStore
+
+/// One round of notices for one library (issue 43 item 2): records the reminders now due, then
+/// hands each notice that is due and not yet sent on a channel to that channel — each claimed in
+/// the library before it is sent, so it goes out at most once per channel whatever else runs at
+/// the same time. A channel that fails gives its claim back: the notice stays pending and the
+/// next round tries again. Quiet hours hold every notice until they end.
+package struct NoticeSender: Sendable {
+    package var settings: NoticeSettings
+    /// The owner's address (the library's mailbox, or `[notices] mail-to`); nil: no mail.
+    package var mailTo: String?
+    /// `[serve] public-url`, for the link to the pass's page.
+    package var publicURL: String?
+    package var calendar: Calendar = .current
+    /// Runs a program with `input` on its standard input; its exit status (tests and the
+    /// desktop channel use the same runner as mail).
+    package var run: @Sendable (_ program: String, _ arguments: [String], _ input: [UInt8]) throws -> Int32 = NoticeSender.spawn
+    /// Most notices sent per channel in one round (the rest wait for the next).
+    package var maxPerRound = 100
+
+    package init(settings: NoticeSettings, mailTo: String?, publicURL: String?) {
+        self.settings = settings
+        self.mailTo = mailTo
+        self.publicURL = publicURL
+    }
+
+    /// What one round did.
+    package struct Report: Sendable, Equatable {
+        package var reminders = 0
+        package var sent: [Notice.Channel: Int] = [:]
+        /// Due notices held by the quiet hours.
+        package var held = 0
+        /// One line per notice a channel could not send (it stays pending).
+        package var failures: [String] = []
+
+        package init() {}
+    }
+
+    package func round(_ library: any PassLibraryBackend, now: Date) async throws -> Report {
+        var report = Report()
+        guard settings.enabled else { return report }
+        let reminders = NoticeRules.reminders(try await library.passes(), leadTimes: settings.leadTimes, now: now)
+        report.reminders = try await library.recordReminders(reminders)
+        var channels: [Notice.Channel] = []
+        if settings.mail, let mailTo, NoticeSettings.isAddress(mailTo) { channels.append(.mail) }
+        if settings.desktop { channels.append(.desktop) }
+        guard !channels.isEmpty else { return report }
+        let notices = try await library.notices(since: now.addingTimeInterval(-NoticeRules.maxAge), limit: 1000)
+            .filter { $0.due <= now && ($0.kind != .reminder || ($0.eventAt ?? now) > now) }
+            .reversed()   // oldest first
+        if let quiet = settings.quietHours, quiet.contains(now, calendar: calendar) {
+            report.held = notices.filter { notice in channels.contains { !notice.sent.contains($0.rawValue) } }.count
+            return report
+        }
+        for channel in channels {
+            var sent = 0
+            for notice in notices where !notice.sent.contains(channel.rawValue) && sent < maxPerRound {
+                guard try await library.claimNotice(notice.id, channel: channel) else { continue }
+                do {
+                    try send(notice, on: channel, now: now)
+                    sent += 1
+                } catch {
+                    try await library.releaseNotice(notice.id, channel: channel)
+                    report.failures.append("notice \(notice.id) (\(notice.passID)): \(channel.rawValue) not sent, kept for the next run: \(error)")
+                }
+            }
+            if sent > 0 { report.sent[channel] = sent }
+        }
+        return report
+    }
+
+    /// Why a channel could not send.
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    func send(_ notice: Notice, on channel: Notice.Channel, now: Date) throws {
+        switch channel {
+        case .mail:
+            guard let mailTo else { return }
+            var mail = NoticeMail(to: mailTo, from: settings.mailFrom, publicURL: publicURL)
+            mail.timeZone = calendar.timeZone
+            let message = mail.message(notice, now: now)
+            let status: Int32
+            do {
+                status = try run(settings.sendmail, ["-i", "--", mailTo], message)
+            } catch {
+                throw Failure(description: "\(settings.sendmail) could not be started (\(error.localizedDescription))")
+            }
+            guard status == 0 else { throw Failure(description: "\(settings.sendmail) failed (exit status \(status))") }
+        case .desktop:
+            let words = NoticeWords(notice, timeZone: calendar.timeZone)
+            let body = [words.sentence, words.passLine, words.dateLine].compactMap { $0 }.joined(separator: "\n")
+            // org.freedesktop.Notifications.Notify(app_name, replaces_id, app_icon, summary, body,
+            // actions, hints, expire_timeout), by gdbus: no D-Bus library linked for one call. Each
+            // argument is typed GVariant text, so no introspection of the service is needed.
+            let arguments = ["call", "--session", "--dest", "org.freedesktop.Notifications",
+                             "--object-path", "/org/freedesktop/Notifications",
+                             "--method", "org.freedesktop.Notifications.Notify",
+                             "'passconduit'", "uint32 0", "''", Self.gvariantString(words.subject), Self.gvariantString(body),
+                             "@as []", "@a{sv} {}", "int32 -1"]
+            let status: Int32
+            do {
+                status = try run("gdbus", arguments, [])
+            } catch {
+                throw Failure(description: "gdbus could not be started (\(error.localizedDescription))")
+            }
+            guard status == 0 else { throw Failure(description: "gdbus failed (exit status \(status)): no notification service on the session bus?") }
+        case .web:
+            return
+        }
+    }
+
+    /// A GVariant text literal of `text` (gdbus parses its arguments as GVariant text).
+    static func gvariantString(_ text: String) -> String {
+        var out = "'"
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "'": out += "\\'"
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "'"
+    }
+
+    /// Runs `program` (a path, or a name looked up in PATH) with `arguments`, `input` on its
+    /// standard input, its output discarded; waits for it.
+    package static func spawn(_ program: String, _ arguments: [String], _ input: [UInt8]) throws -> Int32 {
+        let process = Process()
+        if program.contains("/") {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [program] + arguments
+        }
+        let pipe = Pipe()
+        process.standardInput = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try? pipe.fileHandleForWriting.write(contentsOf: Data(input))
+        try? pipe.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Conduit
+import Foundation
+import LibraryRoot
+import PassStore
+
+struct Notices: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notices",
+        _superCommandName: "passconduit",
+        abstract: "List the notices of changes and coming dates; --send sends those due.",
+        discussion: """
+        A newer version of a pass whose fields carry the issuer's change message ("Gate \
+        changed to B22"), and a voided pass, make a notice, recorded in the library with the \
+        change (by update, the filter, add and the web wallet alike). With notices switched \
+        on in the config ([notices] enabled = true), reminders are made too, before a pass's \
+        date (3 hours for a boarding pass, 24 for an event by default), and --send (and \
+        update, after its run) sends each notice that is due: by mail through sendmail to the \
+        library's owner ([notices] mail-to, or each mailbox of a map), and with [notices] \
+        desktop = true as a desktop notification. Each notice goes out at most once per way, \
+        however many hosts send; one that could not be sent stays pending for the next run. \
+        Quiet hours hold notices until they end. A notice mail carries no pass, barcode or \
+        token, and the filter and the milter pass it unscanned.
+
+        Examples:
+          passconduit notices
+          passconduit notices --send
+          passconduit notices --send --library-map '/var/lib/passconduit/%{local}@%{domain}/library.sqlite'
+        """,
+        version: Passconduit.version)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Make the reminders due and send the notices due (needs [notices] enabled).")
+    var send = false
+
+    @Option(name: .long, help: ArgumentHelp("With --send: every library of this map (a gateway's mailboxes), each to its mailbox.", valueName: "template"))
+    var libraryMap: String?
+
+    func validate() throws {
+        if libraryMap != nil {
+            if !send { throw ValidationError("--library-map goes with --send") }
+            if global.library != nil { throw ValidationError("--library and --library-map exclude each other") }
+        }
+    }
+
+    func run() throws {
+        try Self.exiting {
+            let context = try Context(global)
+            if send {
+                guard context.config.notices.enabled else {
+                    throw CLIError("notices are off: set enabled = true in the [notices] section of the config file", status: .configError)
+                }
+                if let libraryMap { return try Self.sendMap(libraryMap, context: context, quiet: false) }
+                return try Self.sendOwn(context, quiet: false)
+            }
+            let library = try context.library(reading: true)
+            let now = Date()
+            let notices = try LibraryCall.run { try await library.notices(since: now.addingTimeInterval(-NoticeRules.maxAge), limit: 100) }
+            for notice in notices where global.json {
+                print(JSONOutput.object([
+                    ("schema", .int(1)), ("notice", .int(notice.id)), ("kind", .string(notice.kind.rawValue)),
+                    ("passTypeIdentifier", .string(notice.passID.passTypeIdentifier)), ("serialNumber", .string(notice.passID.serialNumber)),
+                    ("text", .string(NoticeWords(notice).sentence)), ("created", .date(notice.created)), ("due", .date(notice.due)),
+                    ("eventAt", .date(notice.eventAt)), ("sent", .array(notice.sent.sorted().map { .string($0) })),
+                ]).line)
+            }
+            for notice in notices where !global.json {
+                let words = NoticeWords(notice)
+                let sent = notice.sent.sorted().joined(separator: ",")
+                print(UpdateOutcomeText.sanitized("\(notice.id)  \(DateText.iso(notice.created))  \(notice.kind.rawValue)"
+                      + (sent.isEmpty ? "  pending" : "  sent: \(sent)") + "  \(notice.passID)\n    \(words.sentence)"))
+            }
+            if notices.isEmpty && !global.json { print("No notices in the last \(Int(NoticeRules.maxAge / 86_400)) days.") }
+            return .success
+        }
+    }
+
+    /// One round on the command's own library, to `[notices] mail-to` (or `--user` when it is an address).
+    static func sendOwn(_ context: Context, quiet: Bool) throws -> ExitStatus {
+        let library = try context.library()
+        let settings = context.config.notices
+        let to = settings.mailTo ?? context.options.user.flatMap { NoticeSettings.isAddress($0) ? $0 : nil }
+        if settings.mail && to == nil && !quiet {
+            Terminal.warn("notices: no address to mail them to: set mail-to in the [notices] section")
+        }
+        let sender = NoticeSender(settings: settings, mailTo: to, publicURL: context.config.serve.publicURL)
+        let report = try LibraryCall.run { try await sender.round(library, now: Date()) }
+        return say(report, prefix: "", quiet: quiet)
+    }
+
+    /// One round on every library of the map, each mailed to its mailbox.
+    static func sendMap(_ template: String, context: Context, quiet: Bool) throws -> ExitStatus {
+        let entries: [LibraryAdmin.Entry]
+        do {
+            entries = try Blocking.run { try await LibraryAdmin.list(template: template) }
+        } catch {
+            if let problem = error as? LibraryAdmin.Problem { throw CLIError(problem.description, status: .usage) }
+            if let error = error as? LibraryError { throw CLIError(error) }
+            throw error
+        }
+        let server = LibraryMap.isServer(template)
+        var status = ExitStatus.success
+        for entry in entries {
+            let address = NoticeSettings.isAddress(entry.user) ? entry.user : nil
+            if address == nil && context.config.notices.mail {
+                Terminal.warn("notices: \(entry.user): not a mail address; its notices are not mailed")
+            }
+            let sender = NoticeSender(settings: context.config.notices, mailTo: address, publicURL: context.config.serve.publicURL)
+            do {
+                let report = try Blocking.run {
+                    var options = LibraryOptions()
+                    if server { options.user = entry.user }
+                    let library = try await LibraryRoot.open(server ? template : entry.location, options: options, create: false)
+                    let report: NoticeSender.Report
+                    do {
+                        report = try await sender.round(library, now: Date())
+                    } catch {
+                        await library.close()
+                        throw error
+                    }
+                    await library.close()
+                    return report
+                }
+                if say(report, prefix: "\(entry.user): ", quiet: quiet) != .success { status = .tempFailure }
+            } catch {
+                Terminal.warn("notices: \(entry.user): library not used: \((error as? LibraryError)?.message ?? "\(error)")")
+                status = .tempFailure
+            }
+        }
+        return status
+    }
+
+    /// Prints what a round did (problems always, on stderr); 75 when a notice stayed pending.
+    static func say(_ report: NoticeSender.Report, prefix: String, quiet: Bool) -> ExitStatus {
+        for failure in report.failures { Terminal.warn("notices: " + prefix + failure) }
+        if !quiet {
+            let mail = report.sent[.mail] ?? 0, desktop = report.sent[.desktop] ?? 0
+            print(UpdateOutcomeText.sanitized(prefix + "\(report.reminders) \(report.reminders == 1 ? "reminder" : "reminders") made, "
+                  + "\(mail) sent by mail, \(desktop) to the desktop" + (report.held > 0 ? ", \(report.held) held for the quiet hours" : "") + "."))
+        }
+        return report.failures.isEmpty ? .success : .tempFailure
+    }
+}
