@@ -81,12 +81,14 @@ package struct BelowCard: Sendable, Equatable {
 
         var groups: [LinkGroup] = []
         var unsafeLinks = 0
-        let sections: [(PassLinkKey.Section, String)] = [
-            (.eventGuide, "Event Guide"), (.ticketMenu, "Ticket"), (.airlineServices, "Airline Services"),
-        ]
-        for (section, title) in sections {
+        // A boarding pass lists the guide's keys (food, bag policy, accessibility) with the airline's.
+        let airline = scheme.style == .boardingPass
+        let sections: [(String, [PassLinkKey.Section])] = airline
+            ? [("Ticket", [.ticketMenu]), ("Airline Services", [.airlineServices, .eventGuide])]
+            : [("Event Guide", [.eventGuide]), ("Ticket", [.ticketMenu]), ("Airline Services", [.airlineServices])]
+        for (title, wanted) in sections {
             var links: [Link] = []
-            for link in d.linkList where link.key.section == section {
+            for link in d.linkList where wanted.contains(link.key.section) {
                 let value = FieldCell.cut(link.value.trimmingCharacters(in: .whitespacesAndNewlines), to: 500)
                 switch link.key.kind {
                 case .web:

@@ -342,6 +342,21 @@ final class NewLayoutCardTests: XCTestCase {
         XCTAssertFalse(classic.contains("On the card"), classic)
     }
 
+    /// United's real semantic boarding pass (KDE kpkpass autotests): its https links under
+    /// "Airline Services" with Wallet's labels, the guide's keys among them; its phone number as
+    /// text; no featured action section (none on a semantic boarding pass).
+    func testUnitedsLinksAreListedAsAirlineServices() throws {
+        let pass = Run.root.appendingPathComponent("Tests/WalletPassTests/Fixtures/pkpass-real/kpkpass__apple-store-UA-sample-unsigned-scrubbed.pkpass").path
+        let out = sandbox.dir.appendingPathComponent("united.html").path
+        XCTAssertEqual(try sandbox.run("render", ["--format", "html", "-o", out, pass]).status, 0)
+        let page = try String(contentsOfFile: out, encoding: .utf8)
+        let words = htmlText(try XCTUnwrap(page.components(separatedBy: "<section class=\"below\"").dropFirst().first, page))
+        XCTAssertTrue(words.contains("Airline Services Order Food Bag Policy Accessibility Manage Booking Change Seat Upgrade"), words)
+        XCTAssertTrue(words.contains("Call Airline"), words)
+        XCTAssertFalse(words.contains("Event Guide") || words.contains("Featured Actions"), words)
+        XCTAssertTrue(page.contains("<a href=\"https://www.united.com/en/us/manageres/mytrips\""), page)
+    }
+
     /// A classic card without anything below it gets no section and no extra style.
     func testClassicCardHasNoBelowSection() throws {
         let page = try html("fallback-no-venue.pkpass")
