@@ -212,6 +212,78 @@ train["boardingPass"]["transitType"] = "PKTransitTypeTrain"
 write_pass("fallback-boarding-train.pkpass", train, dict(LOGO_DARK), "boardingPass",
            "boardingPass.transitType is PKTransitTypeTrain, not PKTransitTypeAir", signer="boarding")
 
+# Poster generic passes (iOS 27): the style key posterGeneric, with a classic generic dict for older
+# devices as Apple asks ("Creating a poster generic pass"; the WWDC26 session 209 snippet), a
+# background at Apple's 345 x 505 pt, a primaryLogo at most 126 x 30 pt, a header field, a first
+# primary field without a label (the bold title), the footer fields (only the first is drawn),
+# featuredActions and additionalInfoFields below the pass, labels localized in en.lproj/pass.strings.
+BG_MUSEUM = poster(690, 1010, (30, 20, 60), (120, 40, 30), (240, 200, 120))
+PRIMARY_LOGO = wordmark(252, 60, (255, 255, 255))
+
+def member(serial, poster_dict, classic=True, **extra):
+    d = {"formatVersion": 1, "passTypeIdentifier": "pass.org.passconduit.generic", "serialNumber": serial,
+         "teamIdentifier": "PCTEAM0001", "organizationName": "City Museum", "description": "City Museum membership",
+         "backgroundColor": "rgb(40, 30, 70)", "foregroundColor": "rgb(255, 255, 255)", "labelColor": "rgb(230, 220, 240)",
+         "logoText": "City Museum",
+         "posterGeneric": poster_dict,
+         "barcodes": [{"format": "PKBarcodeFormatQR", "message": "CM-" + serial, "messageEncoding": "iso-8859-1", "altText": serial}]}
+    if classic:
+        d["generic"] = {
+            "primaryFields": [{"key": "name", "label": "MEMBER", "value": "Alex Sample"}],
+            "secondaryFields": [{"key": "level", "label": "LEVEL", "value": "Family"}],
+            "backFields": [{"key": "terms", "label": "Terms", "value": "Sample pass made by passconduit's Samples/make-layout-passes.sh."}],
+        }
+    d.update(extra)
+    return d
+
+MUSEUM = {
+    "headerFields": [{"key": "since", "label": "member_since", "value": "2019"}],
+    "primaryFields": [{"key": "title", "value": "Family Membership"},
+                      {"key": "name", "label": "member_label", "value": "Alex Sample"}],
+    "footerFields": [{"key": "expires", "label": "VALID UNTIL", "value": "31 Dec 2027"},
+                     {"key": "guests", "label": "GUESTS", "value": "2 per visit"}],
+    "additionalInfoFields": [{"key": "hours", "label": "OPENING HOURS", "value": "Tue-Sun 10:00-18:00"},
+                             {"key": "cloak", "label": "CLOAKROOM", "value": "Free for members"}],
+    "backFields": [{"key": "terms", "label": "Terms", "value": "Membership is personal. Sample pass made by passconduit's Samples/make-layout-passes.sh."}],
+}
+STRINGS = {"en.lproj/pass.strings": '"member_since" = "MEMBER SINCE";\n"member_label" = "MEMBER";\n'.encode("utf-16")}
+write_pass("poster-generic.pkpass", member("MUSEUM-1", MUSEUM, featuredActions=[
+               {"identifier": "hours", "type": "viewSchedule", "url": "https://museum.example/visit"},
+               {"identifier": "shop", "type": "shop", "url": "https://museum.example/shop"},
+               {"identifier": "call", "type": "call", "url": "tel:+44-20-7946-0000"}]),
+           {"background@2x.png": BG_MUSEUM, "primaryLogo@2x.png": PRIMARY_LOGO, **STRINGS}, "posterGeneric", signer="generic")
+
+# posterGeneric alone (valid on iOS 27, refused before), no image: the card colour, no gradients.
+write_pass("poster-generic-only.pkpass", member("MUSEUM-2", {
+               "headerFields": [{"key": "since", "label": "MEMBER SINCE", "value": "2021"}],
+               "primaryFields": [{"key": "name", "label": "MEMBER", "value": "Sam Example"},
+                                 {"key": "level", "label": "LEVEL", "value": "Student"}],
+               "footerFields": [{"key": "expires", "label": "VALID UNTIL", "value": "30 Sep 2027"}]},
+               classic=False, suppressHeaderDarkening=True), {}, "posterGeneric", signer="generic")
+
+# Hostile: markup in every text below the pass, links of every unsafe scheme (left out), and a
+# thousand-and-one upcoming events would be bounded; here three events with markup in their names.
+HOSTILE = {
+    "primaryFields": [{"key": "title", "value": "<b>Bold</b> & \"quoted\""}],
+    "footerFields": [{"key": "f", "label": "<i>FOOT</i>", "value": "<script>alert(1)</script>"}],
+    "additionalInfoFields": [{"key": "x", "label": "<img src=x onerror=alert(1)>", "value": "<a href=\"javascript:alert(2)\">click</a>"}],
+}
+write_pass("hostile-below.pkpass", member("MUSEUM-666", HOSTILE, classic=False,
+               featuredActions=[{"identifier": "a", "type": "shop", "url": "javascript:alert(3)"},
+                                {"identifier": "b", "type": "order", "url": "http://insecure.example/order"},
+                                {"identifier": "c", "type": "bookStay", "url": "https://safe.example/stay?a=1&b=<2>"},
+                                {"identifier": "d", "type": "call", "url": "tel:+1-555-0100"},
+                                {"identifier": "e", "type": "shop", "url": "https://third.example/not-shown"}],
+               merchandiseURL="javascript:alert(4)", parkingInformationURL="http://insecure.example/parking",
+               contactVenueWebsite="https://venue.example/?q=<x>", contactVenueEmail="<b>box@venue.example</b>",
+               upcomingPassInformation=[
+                   {"type": "event", "identifier": "e1", "name": "<script>alert(5)</script> Night",
+                    "dateInformation": {"date": "2027-01-15T19:00:00+00:00"},
+                    "semantics": {"venueName": "Hall <b>B</b>"},
+                    "URLs": {"merchandiseURL": "javascript:alert(6)"}},
+                   {"type": "event", "identifier": "e2", "name": "Matinee"}]),
+           {}, "posterGeneric", signer="generic")
+
 with open(os.path.join(OUT, "expected.tsv"), "w") as f:
     f.write("file\tid\tscheme\treason\n")
     for row in expected:
@@ -250,5 +322,8 @@ the reason `show --verbose` gives.
 | fallback-boarding-no-city.pkpass | semantics.departureCityName missing: classic boarding pass |
 | fallback-boarding-train.pkpass | transitType PKTransitTypeTrain: classic boarding pass |
 | fallback-sports-no-team.pkpass | sports without awayTeamAbbreviation: classic event ticket (its footerBackgroundColor unused) |
+| poster-generic.pkpass | iOS 27 poster generic pass with a generic fallback: background 345 × 505 pt, primaryLogo, header field, a bold title (primary field without a label), two footer fields (the first drawn), additionalInfoFields, three featuredActions (two drawn), labels localized in en.lproj/pass.strings (UTF-16) |
+| poster-generic-only.pkpass | posterGeneric as the only style, no image, suppressHeaderDarkening |
+| hostile-below.pkpass | poster generic with markup in every text and javascript:/http: featured actions and links (left out), two upcoming events |
 EOF
 echo "wrote $(ls "$out"/*.pkpass | wc -l) passes to $out"

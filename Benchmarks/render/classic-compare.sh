@@ -10,7 +10,9 @@
 # The clock is frozen (faketime) so "expired" bands and PDF dates do not move between the runs.
 # Expected differences: none for Samples/; the two copies of United's sample (kitinerary__/kpkpass__
 # apple-store-UA-sample-unsigned-scrubbed) are semantic boarding passes, drawn in that layout since
-# issue 40 — every other real pass must be identical.
+# issue 40, and their airline links are listed below the card (HTML, and the PDF's back) — every
+# other real pass must be identical: none has Additional Info fields, featured actions, links or
+# upcoming events, and a card without them gets no section and no extra CSS.
 #
 # Usage: BIN=/tmp/main-passconduit   Benchmarks/render/classic-compare.sh /tmp/classic-main
 #        BIN=.build/debug/passconduit Benchmarks/render/classic-compare.sh /tmp/classic-new --against /tmp/classic-main

@@ -27,7 +27,7 @@ enum CardHTML {
         <main>
 
         """
-        if side != .back { h += front(m, images: images, width: width) }
+        if side != .back { h += front(m, images: images, width: width) + below(m, width: width) }
         if side != .front { h += back(m, width: width) }
         h += "</main>\n</body>\n</html>\n"
         return h
@@ -107,7 +107,77 @@ enum CardHTML {
     /// The style sheet for `m`: the new layouts' rules only on their cards, so a classic card's page
     /// stays byte for byte what it was.
     static func styleSheet(for m: CardModel) -> String {
-        m.poster != nil ? css + posterCSS : m.boarding != nil ? css + boardingCSS : css
+        var sheet: String = css
+        if m.poster != nil {
+            sheet += posterCSS
+        } else if m.boarding != nil {
+            sheet += boardingCSS
+        } else if m.posterGeneric != nil {
+            sheet += posterGenericCSS
+        }
+        return m.below.isEmpty ? sheet : sheet + belowCSS
+    }
+
+    /// The section under the card: Wallet's groups as small headed lists.
+    static let belowCSS = """
+    .below { background: #fafafa; color: #1a1a1a; border-radius: 10px; padding: 4px 12px 12px; box-sizing: border-box;
+      box-shadow: 0 1px 4px rgba(0,0,0,.25); font-size: 11px; }
+    .below .bt { font-size: 9px; font-weight: bold; color: #666; margin: 10px 0 4px; text-transform: uppercase; }
+    .below ul { list-style: none; margin: 0; padding: 0; } .below li { margin: 0 0 4px; overflow-wrap: anywhere; }
+    .below .acts { display: flex; gap: 8px; } .below .acts li { flex: 1; }
+    .below .acts a { display: block; padding: 8px; border-radius: 8px; background: #e8eefc; text-decoration: none; font-weight: bold; }
+    .below a { color: #0a58ca; } .below .lt { font-weight: bold; } .below .bd { color: #555; }
+    .below dl { margin: 0; } .below dt { font-size: 9px; font-weight: bold; color: #666; margin-top: 6px; }
+    .below dd { margin: 2px 0 0; overflow-wrap: anywhere; } .below .left { color: #666; font-size: 10px; margin: 8px 0 0; }
+    @media (prefers-color-scheme: dark) {
+      .below { background: #1e1e1e; color: #eee; } .below .bt, .below dt, .below .left, .below .bd { color: #aaa; }
+      .below a { color: #8ab4f8; } .below .acts a { background: #2a3550; }
+    }
+
+    """
+
+    /// What Wallet shows under the pass, after the card; nothing when the pass has none of it.
+    /// Every text escaped; links only `https:` (and `tel:` for a call action), never fetched.
+    static func below(_ m: CardModel, width: Double) -> String {
+        let b = m.below
+        guard !b.isEmpty else { return "" }
+        let e = HTMLText.escape
+        func anchor(_ link: BelowCard.Link) -> String {
+            guard let href = link.href else {
+                return "<span class=\"lt\">" + e(link.title) + "</span> <span dir=\"auto\">" + e(link.value) + "</span>"
+            }
+            return "<a href=\"" + e(href) + "\" rel=\"noreferrer noopener\" title=\"" + e(link.value) + "\">" + e(link.title) + "</a>"
+        }
+        var h = "<section class=\"below\" aria-label=\"below the pass\" style=\"width:\(Int(width))px\">\n"
+        if !b.actions.isEmpty {
+            h += "<p class=\"bt\">Featured Actions</p><ul class=\"acts\">"
+            for action in b.actions { h += "<li>" + anchor(action) + "</li>" }
+            h += "</ul>\n"
+        }
+        if !b.upcoming.isEmpty {
+            h += "<p class=\"bt\">Upcoming Events</p><ul class=\"upcoming\">"
+            for u in b.upcoming {
+                let venue: String = u.venue.map { " · <span dir=\"auto\">" + e($0) + "</span>" } ?? ""
+                h += "<li><span class=\"lt\" dir=\"auto\">" + e(u.name) + "</span> <span class=\"bd\">" + e(u.date) + venue + "</span></li>"
+            }
+            h += "</ul>\n"
+        }
+        for group in b.linkGroups {
+            h += "<p class=\"bt\">" + e(group.title) + "</p><ul>"
+            for link in group.links { h += "<li>" + anchor(link) + "</li>" }
+            h += "</ul>\n"
+        }
+        if !b.additionalInfo.isEmpty {
+            h += "<p class=\"bt\">Additional Info</p><dl>"
+            for f in b.additionalInfo {
+                let value: String = e(f.value).replacingOccurrences(of: "\n", with: "<br>")
+                h += "<dt dir=\"auto\">" + e(f.label) + "</dt><dd dir=\"auto\">" + value + "</dd>"
+            }
+            h += "</dl>\n"
+        }
+        for sentence in b.leftOut { h += "<p class=\"left\">\(e(sentence))</p>\n" }
+        h += "</section>\n"
+        return h
     }
 
     /// The poster event ticket: the artwork area 320 × 400 (Apple's 358 × 448 artwork), the
@@ -216,6 +286,55 @@ enum CardHTML {
         return h
     }
 
+    /// The poster generic pass: the image across the whole card, at least 320 × 468 (345 × 505),
+    /// the logo and header field at the top, the rest pushed to the bottom, gradients behind both.
+    static let posterGenericCSS = """
+    .card.pgen { padding: 0; display: flex; flex-direction: column; min-height: \(Int(CardPainter.posterGenericHeight))px;
+      background-color: var(--bg); background-size: cover; background-position: center; color: var(--ptext); }
+    .pgen .shade { position: absolute; left: 0; right: 0; top: 0; height: 110px; z-index: 0;
+      background: linear-gradient(rgba(0,0,0,.55), rgba(0,0,0,0)); }
+    .pgen .shade.b { top: auto; bottom: 0; height: 60%; background: linear-gradient(rgba(0,0,0,0), rgba(0,0,0,.55)); }
+    .pgen > *:not(.shade) { position: relative; z-index: 1; }
+    .pgen header { padding: 12px 12px 0; min-height: 30px; margin-bottom: 10px; }
+    .pgen header .plogo { max-width: 126px; max-height: 30px; }
+    .pgen .l { color: var(--plabel); }
+    .pgen .mark { margin: 0 0 6px; }
+    .pgen .pbody { margin-top: auto; padding: 16px 12px 4px; }
+    .pgen .ptitle { font-size: 24px; line-height: 29px; font-weight: bold; margin-bottom: 8px; overflow-wrap: anywhere; }
+    .pgen .pbody .f { margin-bottom: 8px; }
+    .pgen .pbody .pp .v { font-size: 20px; line-height: 24px; font-weight: bold; }
+    .card.pgen > figure { margin: 4px auto 12px; }
+
+    """
+
+    static func posterGenericFront(_ m: CardModel, _ p: PosterGenericFace, images: [String: PassImage], width: Double) -> String {
+        let e = HTMLText.escape
+        let c = m.colors
+        let art = images["artwork"]
+        let image: String = art.map { ";background-image:url(" + dataURL($0) + ")" } ?? ""
+        var h = "<section class=\"card pgen\" aria-label=\"front of the pass\" data-scheme=\"\(m.scheme.scheme.rawValue)\" "
+        h += "style=\"width:\(Int(width))px;--bg:\(c.background.css);--fg:\(c.foreground.css);--label:\(c.label.css);"
+        h += "--ptext:\(p.text.css);--plabel:\(p.label.css)" + image + "\">\n"
+        if p.darkensHeader, art != nil { h += "<div class=\"shade\"></div><div class=\"shade b\"></div>\n" }
+        h += "<header>"
+        if let logo = images["primaryLogo"] {
+            h += "<img class=\"plogo\" alt=\"\" src=\"\(dataURL(logo))\">"
+        } else {
+            h += "<span class=\"logotext\" dir=\"auto\">\(e(p.logoText))</span>"
+        }
+        if let header = p.header { h += "<div class=\"hf\">" + cell(header, align: .right) + "</div>" }
+        h += "</header>\n"
+        for mark in m.marks { h += "<div class=\"mark \(mark.kind.rawValue)\" role=\"alert\">\(e(mark.text))</div>\n" }
+        h += "<div class=\"pbody\">"
+        if let title = p.title { h += "<div class=\"ptitle\" dir=\"auto\">\(e(title))</div>" }
+        for field in p.primary { h += "<div class=\"pp\">" + cell(field, align: .natural) + "</div>" }
+        if let footer = p.footer { h += "<div class=\"pfooter\">" + cell(footer, align: .natural) + "</div>" }
+        h += "</div>\n"
+        if let barcode = m.barcode { h += figure(barcode) }
+        h += "</section>\n"
+        return h
+    }
+
     static func dataURL(_ image: PassImage) -> String {
         "data:image/png;base64," + Data(image.bytes).base64EncodedString()
     }
@@ -236,6 +355,7 @@ enum CardHTML {
     static func front(_ m: CardModel, images: [String: PassImage], width: Double) -> String {
         if let poster = m.poster { return posterFront(m, poster, images: images, width: width) }
         if let boarding = m.boarding { return boardingFront(m, boarding, images: images, width: width) }
+        if let face = m.posterGeneric { return posterGenericFront(m, face, images: images, width: width) }
         let e = HTMLText.escape
         let c = m.colors
         var h = "<section class=\"card \(m.kind.rawValue)\" aria-label=\"front of the pass\" style=\"width:\(Int(width))px;"

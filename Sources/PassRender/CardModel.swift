@@ -109,6 +109,12 @@ package struct CardModel: Sendable {
     /// The poster's full-bleed `artwork` (else its `background`), and its `secondaryLogo`.
     package var artwork: PassImage?
     package var secondaryLogo: PassImage?
+    /// The poster generic pass's face, when `scheme` is `posterGeneric`: drawn on `artwork` (the
+    /// pass's `background` image, else its `artwork`), with `primaryLogo`.
+    package var posterGeneric: PosterGenericFace?
+    package var primaryLogo: PassImage?
+    /// What Wallet shows under the pass (HTML after the card, PDF on the back, `show` in lines).
+    package var below: BelowCard
 
     /// Wallet's own maxima per row ([WDG]); more fields are not displayed.
     static let maxHeader = 3
@@ -128,6 +134,10 @@ package struct CardModel: Sendable {
         passDescription = FieldCell.cut(info.description, to: 240)
         logoText = info.logoText.map { FieldCell.cut($0, to: 80) }
         var notes: [String] = []
+        let choice = info.scheme
+        // A poster generic pass is drawn from its own style's groups, also when it carries a
+        // classic style for older devices (`info`'s groups are then that style's).
+        let posterFields = choice.scheme == .posterGeneric ? info.posterGenericFields : nil
 
         // Images the style may use ([WDG] Table 4-1); strip XOR background/thumbnail on event tickets.
         let images = info.images
@@ -179,7 +189,7 @@ package struct CardModel: Sendable {
         self.rows = rows.filter { !$0.isEmpty }
         let shown = headerFields.count + primaryFields.count + self.rows.reduce(0) { $0 + $1.count }
         let total = info.headerFields.count + info.primaryFields.count + info.secondaryFields.count + info.auxiliaryFields.count
-        if total > shown { notes.append("\(total - shown) front fields do not fit on the card (Wallet does not display them either).") }
+        if total > shown, posterFields == nil { notes.append("\(total - shown) front fields do not fit on the card (Wallet does not display them either).") }
 
         if kind == .boardingPass {
             transitIcon = TransitIcon(transitType: info.transitType)
@@ -200,7 +210,7 @@ package struct CardModel: Sendable {
         var budget = Self.maxBackCharacters
         var back: [BackField] = []
         var omitted = 0
-        for f in info.backFields {
+        for f in posterFields?.backFields ?? info.backFields {
             guard back.count < Self.maxBackFields, budget > 0 else { omitted += 1; continue }
             let value = FieldCell.cut(f.value, to: min(budget, 5_000))
             budget -= value.count
@@ -209,7 +219,9 @@ package struct CardModel: Sendable {
         }
         backFields = back
         omittedBackFields = omitted
-        scheme = info.scheme
+        scheme = choice
+        below = BelowCard(info: info, scheme: choice.scheme,
+                          additionalInfo: posterFields?.additionalInfoFields ?? info.additionalInfoFields)
         if scheme.scheme == .posterEventTicket {
             // The poster draws its artwork full-bleed, not the classic blurred background.
             poster = PosterFace(info: info)
@@ -220,6 +232,20 @@ package struct CardModel: Sendable {
             thumbnail = nil
         } else if scheme.scheme == .semanticBoardingPass {
             boarding = BoardingFace(info: info)
+            footer = nil
+        } else if let posterFields {
+            let face = PosterGenericFace(info: info, fields: posterFields)
+            if face.leftOut > 0 {
+                notes.append("\(face.leftOut) fields of the poster generic pass are not on its face (Wallet shows one header field, "
+                             + "four primary fields and the first footer field).")
+            }
+            posterGeneric = face
+            artwork = image("background") ?? image("artwork")
+            primaryLogo = image("primaryLogo")
+            logo = nil
+            background = nil
+            strip = nil
+            thumbnail = nil
             footer = nil
         }
         self.notes = notes

@@ -261,6 +261,7 @@ final class CardPainter {
     func front(x: Double, y top: Double, height knownHeight: Double?) -> Double {
         if let poster = model.poster { return posterFront(poster, x: x, y: top, height: knownHeight) }
         if let boarding = model.boarding { return boardingFront(boarding, x: x, y: top, height: knownHeight) }
+        if let face = model.posterGeneric { return posterGenericFront(face, x: x, y: top, height: knownHeight) }
         let P = Self.padding, W = width, m = model
         if drawing, let h = knownHeight {
             cairo_save(cr)
@@ -531,11 +532,11 @@ final class CardPainter {
 
     // MARK: - Back
 
-    /// The back: organization, description, back fields, change notices. `pageBottom` (PDF) starts
-    /// a new page, via `newPage`, when a field would cross it. Returns the height used on the
-    /// last page.
+    /// The back: organization, description, back fields, change notices, and with `below` (PDF)
+    /// what Wallet shows under the pass. `pageBottom` (PDF) starts a new page, via `newPage`, when
+    /// a field would cross it. Returns the height used on the last page.
     func back(x: Double, y top: Double, width w: Double, height knownHeight: Double?,
-              pageBottom: Double? = nil, newPage: (() -> Double)? = nil) -> Double {
+              pageBottom: Double? = nil, below: Bool = false, newPage: (() -> Double)? = nil) -> Double {
         let P = Self.padding, m = model
         let ink = RGB(0.1, 0.1, 0.1), soft = RGB(0.4, 0.4, 0.4)
         if drawing, let h = knownHeight, pageBottom == nil {
@@ -568,6 +569,16 @@ final class CardPainter {
         }
         if m.omittedBackFields > 0 {
             block("", "\(m.omittedBackFields) more back fields are not shown.")
+        }
+        if below, !m.below.isEmpty {
+            // Wallet's sections under the pass, each under its heading; links as their addresses
+            // (a printed page cannot be tapped, and nothing is fetched).
+            for section in m.below.sections {
+                if let pageBottom, let newPage, y + 40 > pageBottom { y = newPage() }
+                y += text(section.title.uppercased(), x: x + P, y: y + 4, width: tw, size: 11, bold: true, color: ink) + 10
+                for line in section.lines { block(line.label, line.value) }
+            }
+            for sentence in m.below.leftOut { block("", sentence) }
         }
         return y - top
     }

@@ -116,7 +116,8 @@ package enum PassRenderer {
         var images: [String: PassImage] = [:]
         let slots: [(String, PassImage?)] = [("logo", model.logo), ("strip", model.strip), ("background", model.background),
                                               ("thumbnail", model.thumbnail), ("footer", model.footer),
-                                              ("artwork", model.artwork), ("secondaryLogo", model.secondaryLogo)]
+                                              ("artwork", model.artwork), ("secondaryLogo", model.secondaryLogo),
+                                              ("primaryLogo", model.primaryLogo)]
         for (name, image) in slots {
             guard let image else { continue }
             switch PassPicture.decode(image, limits: request.imageLimits, budget: &budget) {
@@ -137,9 +138,15 @@ package enum PassRenderer {
         model.footer = images["footer"]
         model.artwork = images["artwork"]
         model.secondaryLogo = images["secondaryLogo"]
+        model.primaryLogo = images["primaryLogo"]
         if model.poster != nil {
             model.colors = CardColors(document: info.document, backgroundImageLuminance: pictures["artwork"]?.meanLuminance)
             model.poster?.chooseColors(colors: model.colors, artworkLuminance: pictures["artwork"]?.meanLuminance)
+        }
+        if model.posterGeneric != nil {
+            let luminance = pictures["artwork"]?.meanLuminance
+            model.colors = CardColors(document: info.document, backgroundImageLuminance: luminance)
+            model.posterGeneric?.chooseColors(colors: model.colors, imageLuminance: luminance)
         }
 
         return (model, pictures, images)
@@ -159,7 +166,7 @@ package enum PassRenderer {
                                                 errorMessage: errorMessage)
         let width = measureWidth(model, pictures: pictures)
         var body = ""
-        if side != .back { body += CardHTML.front(model, images: images, width: width) }
+        if side != .back { body += CardHTML.front(model, images: images, width: width) + CardHTML.below(model, width: width) }
         if side != .front { body += CardHTML.back(model, width: width) }
         return (CardHTML.styleSheet(for: model), body, model.notes)
     }
@@ -275,7 +282,7 @@ package enum PassRenderer {
         }
         if request.side != .front {
             let width = page.width - 2 * pdfMargin
-            _ = painter.back(x: pdfMargin, y: y, width: width, height: nil, pageBottom: page.height - pdfMargin) {
+            _ = painter.back(x: pdfMargin, y: y, width: width, height: nil, pageBottom: page.height - pdfMargin, below: true) {
                 cairo_show_page(cr)
                 return pdfMargin
             }

@@ -57,6 +57,11 @@ package struct PassInfo: Sendable, Equatable {
         get { shownFields.value.additionalInfoFields }
         set { updateFields { $0.additionalInfoFields = newValue } }
     }
+    /// The `posterGeneric` style's groups as shown (localized, formatted like the others, with its
+    /// `footerFields`), rendered on first read; nil when the pass has no such style. A pass that
+    /// carries a classic style too has that style's groups above and is drawn from these.
+    var shownPosterFields: Deferred<PassDocument.Fields>? = nil
+    package var posterGenericFields: PassDocument.Fields? { shownPosterFields?.value }
     package var webServiceURL: String?
     /// Whether the pass can fetch updates of itself (`webServiceURL` with an `authenticationToken`).
     package var canUpdate: Bool

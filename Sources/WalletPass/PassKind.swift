@@ -2,7 +2,8 @@
 package enum PassKind: String, Sendable, CaseIterable, Equatable {
     // Declaration order is the order readers look for the style key (KPkPass does the same).
     // iOS 27's `posterGeneric` comes last: a pass that also carries a classic style (as Apple asks,
-    // for devices before iOS 27) is drawn in that classic style, as today; a pass with only
+    // for devices before iOS 27) keeps that classic style as its kind (what older devices show),
+    // and is drawn as a poster generic pass, as Wallet 27 does (`SchemeChoice`); a pass with only
     // `posterGeneric` is a valid pass of its own style (Wallet 27 opens it).
     case boardingPass, coupon, eventTicket, generic, storeCard, posterGeneric
 

@@ -175,6 +175,16 @@ package struct PassOpener: Sendable {
             }
             return shown
         }
+        let shownPosterFields = d.fieldsByStyle[.posterGeneric].map { fields in
+            Deferred { [fields] in
+                var shown = fields
+                for group in PassFieldGroup.allCases {
+                    group.set(group.fields(of: fields).map { FieldRenderer.render($0, localize: localize) }, in: &shown)
+                }
+                shown.footerFields = fields.footerFields.map { FieldRenderer.render($0, localize: localize) }
+                return shown
+            }
+        }
         var barcodes = d.barcodes
         for i in barcodes.indices { barcodes[i].altText = barcodes[i].altText.map(localize) }
         var legacyBarcode = d.legacyBarcode
@@ -191,7 +201,7 @@ package struct PassOpener: Sendable {
             relevantDates: d.relevantDates, expirationDate: d.expirationDate?.date, voided: d.voided,
             foregroundColor: foreground, backgroundColor: d.backgroundColor?.hex,
             labelColor: d.labelColor?.hex ?? foreground, barcodes: barcodes, legacyBarcode: legacyBarcode,
-            shownFields: shownFields,
+            shownFields: shownFields, shownPosterFields: shownPosterFields,
             webServiceURL: d.webServiceURL, canUpdate: d.webServiceURL != nil && d.authenticationToken != nil,
             signer: nil, icon: images.image("icon", scale: 3, ignoringCase: false), images: images, language: language,
             languages: folders.sorted(), document: d)
@@ -211,7 +221,7 @@ package struct PassOpener: Sendable {
 
 extension PassOpener {
     /// What a person calls the pass: its style's name, and for a poster generic pass that also
-    /// carries a classic style (drawn here, as on devices before iOS 27) both
+    /// carries a classic style (what devices before iOS 27 show) both
     /// ("Store Card (a Poster Pass on iOS 27)").
     static func kindName(_ d: PassDocument) -> String {
         let kind = d.kind ?? .generic

@@ -1,5 +1,6 @@
 import Conduit
 import Foundation
+import PassRender
 import PassStore
 import WalletPass
 
@@ -30,6 +31,12 @@ struct PassDetails {
             lines.append(card.row("Drawn as", card.safe(pass.scheme.text)))
             for warning in pass.document.warnings { lines.append(card.row("Warning", card.safe(warning))) }
         }
+        // A new layout shows its own face, not the classic rows listed below: say what it shows.
+        if let face = CardFaceText.lines(pass) {
+            lines.append("")
+            lines.append(terminal.bold("On the card (\(face.layout))"))
+            for line in face.lines { lines.append(card.row(card.safe(line.label), card.safe(line.value))) }
+        }
         for group in PassFieldGroup.allCases {
             let name = group.title, fields = group.fields(of: pass)
             guard !fields.isEmpty else { continue }
@@ -42,6 +49,17 @@ struct PassDetails {
                     lines.append("    " + valueLine)
                 }
             }
+        }
+        // What Wallet shows under the pass (the Additional Info fields are listed above).
+        let below = BelowCard(info: pass, scheme: pass.scheme.scheme, additionalInfo: [])
+        if !below.isEmpty {
+            lines.append("")
+            lines.append(terminal.bold("Below the pass"))
+            for section in below.sections {
+                lines.append("  " + terminal.dim(section.title))
+                for line in section.lines { lines.append(card.row(card.safe(line.label), card.safe(line.value), indent: "    ")) }
+            }
+            for sentence in below.leftOut { lines.append("  " + card.safe(sentence)) }
         }
         if !pass.barcodes.isEmpty {
             lines.append("")

@@ -155,17 +155,226 @@ final class NewLayoutCardTests: XCTestCase {
         }
     }
 
+    /// Rows of a PNG (scale 2) in card points: the image's height, and the mean colour of the
+    /// row band [y0, y1) across the card's middle half.
+    func meanColour(_ name: String, rows y0: Int, _ y1: Int) throws -> (height: Int, rgb: [Int]) {
+        let png = try render(name, "png")
+        let r = try RenderKit.python(["-c", """
+            import sys
+            from PIL import Image
+            im = Image.open(sys.argv[1]).convert("RGB")
+            w, h = im.size
+            y0, y1 = int(sys.argv[2]) * 2, int(sys.argv[3]) * 2
+            px = [im.getpixel((x, y)) for y in range(y0, y1) for x in range(w // 4, 3 * w // 4, 3)]
+            print(h // 2, *[sum(p[i] for p in px) // len(px) for i in range(3)])
+            """, png, String(y0), String(y1)])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let parts = r.text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+        return (parts.first ?? 0, Array(parts.dropFirst()))
+    }
+
+    /// Issue 40: the poster generic pass (iOS 27) is drawn as Wallet 27 draws it, from its own
+    /// style dictionary, also beside a classic `generic` dict: the background image full-bleed,
+    /// the primary logo instead of the logo text, the header field (label localized from the
+    /// UTF-16 pass.strings), the first primary field without a label as the title, the other
+    /// primary field, the first footer field only, the barcode; none of the classic fields.
+    func testPosterGenericPassIsDrawnFromItsOwnStyle() throws {
+        let text = try pdfText("poster-generic.pkpass")
+        for shown in ["MEMBER SINCE", "2019", "Family Membership", "MEMBER", "Alex Sample", "VALID UNTIL", "31 Dec 2027", "MUSEUM-1"] {
+            XCTAssertTrue(text.contains(shown), "\(shown) not on the poster generic pass:\n\(text)")
+        }
+        for hidden in ["member_since", "GUESTS", "2 per visit", "LEVEL", "City Museum"] {
+            XCTAssertFalse(text.contains(hidden), "\(hidden) is not on the face (second footer field, classic dict, logo text):\n\(text)")
+        }
+        let page = try html("poster-generic.pkpass")
+        XCTAssertTrue(page.contains("class=\"card pgen\"") && page.contains("data-scheme=\"posterGeneric\""), page)
+        XCTAssertTrue(page.contains(";background-image:url(data:image/png;base64,"), "the background image is inlined")
+        XCTAssertTrue(page.contains("<img class=\"plogo\""), "the primary logo")
+        XCTAssertTrue(page.contains("<div class=\"shade\"></div>"), "the header is darkened by default")
+        let words = htmlText(page)
+        for shown in ["MEMBER SINCE 2019", "Family Membership", "MEMBER Alex Sample", "VALID UNTIL 31 Dec 2027"] {
+            XCTAssertTrue(words.contains(shown), "\(shown) not in the HTML card: \(words)")
+        }
+        XCTAssertFalse(words.contains("2 per visit"), words)
+        for format in ["svg"] {
+            let svg = try String(contentsOfFile: try render("poster-generic.pkpass", format), encoding: .utf8)
+            XCTAssertTrue(svg.contains("<image"), "the SVG draws the background image")
+        }
+        // The PNG: at least Apple's 345 × 505 proportion (468 pt on a 320 pt card), the image's
+        // sun disc (240, 200, 120) visible in the middle, and the top darkened by the gradient.
+        let middle = try meanColour("poster-generic.pkpass", rows: 150, 200)
+        XCTAssertGreaterThanOrEqual(middle.height, 468, "\(middle)")
+        XCTAssertGreaterThan(middle.rgb[0], 120, "the background image fills the card: \(middle)")
+        let top = try meanColour("poster-generic.pkpass", rows: 0, 8)
+        XCTAssertLessThan(top.rgb.reduce(0, +), 3 * 40, "the image's dark top under the gradient: \(top)")
+    }
+
+    /// posterGeneric alone, without an image: the card's own colour, the texts in its foreground
+    /// colour, no gradient (suppressHeaderDarkening); the footer field; valid (it was refused).
+    func testPosterGenericOnlyPassWithoutImage() throws {
+        let text = try pdfText("poster-generic-only.pkpass")
+        for shown in ["City Museum", "MEMBER SINCE", "2021", "MEMBER", "Sam Example", "LEVEL", "Student", "VALID UNTIL", "30 Sep 2027"] {
+            XCTAssertTrue(text.contains(shown), "\(shown) not on the card:\n\(text)")
+        }
+        XCTAssertFalse(text.contains("NOT VERIFIED"), text)
+        let page = try html("poster-generic-only.pkpass")
+        XCTAssertTrue(page.contains("class=\"card pgen\""), page)
+        XCTAssertFalse(page.contains("class=\"shade"), "no image, no gradient")
+        XCTAssertFalse(page.contains("background-image"), page)
+        // The card is the background colour rgb(40, 30, 70) all the way down.
+        let band = try meanColour("poster-generic-only.pkpass", rows: 60, 120)
+        XCTAssertEqual(band.rgb, [40, 30, 70], "\(band)")
+    }
+
+    /// `show --verbose` agrees with the picture, and lists what is under the pass.
+    func testShowNamesThePosterGenericLayoutAndListsWhatIsBelowThePass() throws {
+        let add = try sandbox.run("add", ["--yes", Self.sample("poster-generic.pkpass"), Self.sample("hostile-below.pkpass")])
+        XCTAssertEqual(add.status, 0, add.stdout + add.stderr)
+        let show = try sandbox.run("show", ["--verbose", "pass.org.passconduit.generic/MUSEUM-1"])
+        XCTAssertEqual(show.status, 0, show.stderr)
+        XCTAssertTrue(show.stdout.contains("\n  Drawn as    poster generic pass\n"), show.stdout)
+        XCTAssertTrue(show.stdout.contains("\nBelow the pass\n  Featured Actions\n    View Schedule\n"), show.stdout)
+        XCTAssertTrue(show.stdout.contains("https://museum.example/visit\n    Shop        https://museum.example/shop\n"), show.stdout)
+        XCTAssertTrue(show.stdout.contains("1 more featured action is not shown (Wallet shows two)."), show.stdout)
+
+        let hostile = try sandbox.run("show", ["pass.org.passconduit.generic/MUSEUM-666"])
+        XCTAssertEqual(hostile.status, 0, hostile.stderr)
+        XCTAssertTrue(hostile.stdout.contains("    Book a Stay https://safe.example/stay?a=1&b=<2>\n"), hostile.stdout)
+        XCTAssertTrue(hostile.stdout.contains("    Call        tel:+1-555-0100\n"), hostile.stdout)
+        XCTAssertTrue(hostile.stdout.contains("  Upcoming Events\n    <script>alert(5)</script> Night\n"), hostile.stdout)
+        XCTAssertTrue(hostile.stdout.contains("Fri 15 Jan 2027, 19:00 · Hall <b>B</b>"), hostile.stdout)
+        XCTAssertTrue(hostile.stdout.contains("    Matinee     TBD\n"), hostile.stdout)
+        // The additional info value shows its markup as text; the left-out links appear nowhere.
+        for unsafe in ["javascript:alert(3)", "javascript:alert(4)", "javascript:alert(6)", "http://insecure", "third.example"] {
+            XCTAssertFalse(hostile.stdout.contains(unsafe), "\(unsafe) shown: \(hostile.stdout)")
+        }
+        XCTAssertTrue(hostile.stdout.contains("2 featured actions are left out"), hostile.stdout)
+        XCTAssertTrue(hostile.stdout.contains("2 links are left out: not https."), hostile.stdout)
+    }
+
+    /// Below the card in HTML and on the PDF's back: featured actions (two, https), Additional
+    /// Info (from the poster generic dict, localized), and nothing of the pass ever as markup.
+    func testBelowTheCardInHTMLAndPDF() throws {
+        let page = try String(contentsOfFile: try render("poster-generic.pkpass", "html", side: "both"), encoding: .utf8)
+        XCTAssertTrue(page.contains("<section class=\"below\" aria-label=\"below the pass\""), page)
+        XCTAssertTrue(page.contains("<a href=\"https://museum.example/visit\" rel=\"noreferrer noopener\""), page)
+        XCTAssertTrue(page.contains(">Shop</a>"), page)
+        XCTAssertFalse(page.contains("tel:+44"), "a third action is not shown")
+        let words = htmlText(page)
+        for shown in ["Featured Actions View Schedule Shop", "Additional Info OPENING HOURS Tue-Sun 10:00-18:00 CLOAKROOM Free for members"] {
+            XCTAssertTrue(words.contains(shown), "\(shown) not below the card: \(words)")
+        }
+        let front = try html("poster-generic.pkpass")
+        XCTAssertTrue(front.contains("<section class=\"below\""), "the section follows the front")
+
+        let pdf = try render("poster-generic.pkpass", "pdf", side: "both")
+        let text = try HandOn.run("/usr/bin/pdftotext", ["-layout", pdf, "-"]).stdout
+        for shown in ["FEATURED ACTIONS", "View Schedule", "https://museum.example/visit", "ADDITIONAL INFO", "OPENING HOURS",
+                      "Tue-Sun 10:00-18:00", "1 more featured action is not shown"] {
+            XCTAssertTrue(text.contains(shown), "\(shown) not on the PDF's back:\n\(text)")
+        }
+
+        let hostile = try String(contentsOfFile: try render("hostile-below.pkpass", "html", side: "both"), encoding: .utf8)
+        for markup in ["<script", "<img src=x", "<b>", "<i>", "href=\"javascript", "href=\"http:", "javascript:alert(3)",
+                       "javascript:alert(4)", "javascript:alert(6)", "http://insecure"] {
+            XCTAssertFalse(hostile.contains(markup), "\(markup) in the page")
+        }
+        let hostileWords = htmlText(hostile)
+        for shown in ["<b>Bold</b> & \"quoted\"", "<I>FOOT</I> <script>alert(1)</script>", "<img src=x onerror=alert(1)>",
+                      "Upcoming Events <script>alert(5)</script> Night Fri 15 Jan 2027, 19:00 · Hall <b>B</b> Matinee TBD",
+                      "Email Venue <b>box@venue.example</b>", "2 links are left out: not https."] {
+            XCTAssertTrue(hostileWords.contains(shown), "\(shown) not shown as text: \(hostileWords)")
+        }
+        XCTAssertTrue(hostile.contains("<a href=\"https://safe.example/stay?a=1&amp;b=&lt;2&gt;\""), hostile)
+        XCTAssertTrue(hostile.contains("<a href=\"tel:+1-555-0100\""), hostile)
+        XCTAssertTrue(hostile.contains("<a href=\"https://venue.example/?q=&lt;x&gt;\""), hostile)
+        // Exactly the three allowed links are links.
+        XCTAssertEqual(hostile.components(separatedBy: "<section class=\"below\"")[1].components(separatedBy: "<a href=").count - 1, 3)
+        let hostilePDF = try HandOn.run("/usr/bin/pdftotext", ["-layout", try render("hostile-below.pkpass", "pdf", side: "both"), "-"]).stdout
+        for shown in ["<script>alert(5)</script> Night", "Book a Stay", "https://safe.example/stay?a=1&b=<2>"] {
+            XCTAssertTrue(hostilePDF.contains(shown), "\(shown) not on the PDF:\n\(hostilePDF)")
+        }
+        XCTAssertTrue(hostilePDF.contains("<a href=\"javascript:alert(2)\">click</a>"), "markup is text:\n\(hostilePDF)")
+        for unsafe in ["javascript:alert(3)", "javascript:alert(4)", "http://insecure"] {
+            XCTAssertFalse(hostilePDF.contains(unsafe), "\(unsafe):\n\(hostilePDF)")
+        }
+    }
+
+    /// The web wallet's pass page embeds the same card and the section under it, escaped, with its
+    /// links only https/tel; the section adds no heading (the page keeps one h1 and its h2s).
+    func testTheWebWalletPassPageShowsTheSectionEscaped() throws {
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Self.sample("hostile-below.pkpass")]).status, 0)
+        let sha = try XCTUnwrap(try sandbox.run("list", ["--json"]).objects.first?["sha256"] as? String)
+        let server = try WebServeTests.Server(sandbox, ["--listen", "127.0.0.1:0"])
+        try server.started()
+        let jar = sandbox.dir.appendingPathComponent("jar")
+        XCTAssertEqual(try WebServeTests.curl(server.signIn, jar: jar).status, 303)
+        let reply = try WebServeTests.curl(server.base + "/passes/\(sha)", jar: jar)
+        XCTAssertEqual(reply.status, 200, reply.text + server.text)
+        let page = reply.text
+        XCTAssertTrue(page.contains("class=\"card pgen\""), "drawn as a poster generic pass")
+        let below = try XCTUnwrap(page.components(separatedBy: "<section class=\"below\"").dropFirst().first, page)
+        XCTAssertTrue(below.contains("&lt;script&gt;alert(5)&lt;/script&gt; Night"), below)
+        XCTAssertTrue(below.contains("<a href=\"https://safe.example/stay?a=1&amp;b=&lt;2&gt;\""), below)
+        // (The page's own app.js is its one script element.)
+        for markup in ["<script>", "href=\"javascript", "javascript:alert(3)", "http://insecure", "<img src=x"] {
+            XCTAssertFalse(page.contains(markup), "\(markup) in the web page")
+        }
+        XCTAssertEqual(page.components(separatedBy: "<h1").count - 1, 1, "one h1")
+        XCTAssertFalse(below.components(separatedBy: "</section>")[0].contains("<h"), "no heading in the section")
+    }
+
+    /// `show` says what a new layout's face shows (the pass's classic fields, listed after it, are
+    /// not on that card); a classic pass gets no such section.
+    func testShowListsTheFaceOfEachNewLayout() throws {
+        let names = ["poster-event.pkpass", "semantic-boarding.pkpass", "poster-generic.pkpass", "fallback-no-venue.pkpass"]
+        XCTAssertEqual(try sandbox.run("add", ["--yes"] + names.map(Self.sample)).status, 0)
+        let poster = try sandbox.run("show", ["pass.org.passconduit.event/GALA-1"]).stdout
+        XCTAssertTrue(poster.contains("\nOn the card (poster event ticket)\n  Title       SPRING GALA\n  Date        Fri 1 May 2026, 19:30\n"
+                                      + "  SECTION     Stalls\n  ROW         H\n  SEATS       12, 13\n"), poster)
+        let boarding = try sandbox.run("show", ["pass.org.passconduit.boarding/UA987-1"]).stdout
+        XCTAssertTrue(boarding.contains("\nOn the card (semantic boarding pass)\n  Flight      UA 987, Wed 9 Dec 2026\n"), boarding)
+        XCTAssertTrue(boarding.contains("  From        ORD Chicago, departs 17:00\n  To          CDG Paris, arrives 08:01\n  BOARDING    16:10\n"), boarding)
+        let generic = try sandbox.run("show", ["pass.org.passconduit.generic/MUSEUM-1"]).stdout
+        XCTAssertTrue(generic.contains("\nOn the card (poster generic pass)\n  MEMBER SINCE\n"), generic)
+        XCTAssertTrue(generic.contains("  Title       Family Membership\n  MEMBER      Alex Sample\n  VALID UNTIL 31 Dec 2027\n"), generic)
+        let classic = try sandbox.run("show", ["pass.org.passconduit.event/GALA-2"]).stdout
+        XCTAssertFalse(classic.contains("On the card"), classic)
+    }
+
+    /// United's real semantic boarding pass (KDE kpkpass autotests): its https links under
+    /// "Airline Services" with Wallet's labels, the guide's keys among them; its phone number as
+    /// text; no featured action section (none on a semantic boarding pass).
+    func testUnitedsLinksAreListedAsAirlineServices() throws {
+        let pass = Run.root.appendingPathComponent("Tests/WalletPassTests/Fixtures/pkpass-real/kpkpass__apple-store-UA-sample-unsigned-scrubbed.pkpass").path
+        let out = sandbox.dir.appendingPathComponent("united.html").path
+        XCTAssertEqual(try sandbox.run("render", ["--format", "html", "-o", out, pass]).status, 0)
+        let page = try String(contentsOfFile: out, encoding: .utf8)
+        let words = htmlText(try XCTUnwrap(page.components(separatedBy: "<section class=\"below\"").dropFirst().first, page))
+        XCTAssertTrue(words.contains("Airline Services Order Food Bag Policy Accessibility Manage Booking Change Seat Upgrade"), words)
+        XCTAssertTrue(words.contains("Call Airline"), words)
+        XCTAssertFalse(words.contains("Event Guide") || words.contains("Featured Actions"), words)
+        XCTAssertTrue(page.contains("<a href=\"https://www.united.com/en/us/manageres/mytrips\""), page)
+    }
+
+    /// A classic card without anything below it gets no section and no extra style.
+    func testClassicCardHasNoBelowSection() throws {
+        let page = try html("fallback-no-venue.pkpass")
+        XCTAssertFalse(page.contains("class=\"below\"") || page.contains(".below {"), page)
+    }
+
     /// `expected.tsv` of the samples agrees with `show --verbose`, so the script and the scheme
     /// choice cannot drift apart: every sample is valid, drawn in the expected scheme, and a
     /// fallback names the missing key.
     func testTheSamplesAreDrawnInTheSchemeTheirScriptExpects() throws {
         let tsv = try String(contentsOfFile: Self.sample("expected.tsv"), encoding: .utf8)
         let rows = tsv.split(separator: "\n").dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        XCTAssertEqual(rows.count, 10)
+        XCTAssertEqual(rows.count, 13)
         let add = try sandbox.run("add", ["--yes"] + rows.map { Self.sample($0[0]) })
         XCTAssertEqual(add.status, 0, add.stdout + add.stderr)
         let names = ["posterEventTicket": "poster event ticket", "eventTicket": "event ticket",
-                     "semanticBoardingPass": "semantic boarding pass", "boardingPass": "boarding pass"]
+                     "semanticBoardingPass": "semantic boarding pass", "boardingPass": "boarding pass",
+                     "posterGeneric": "poster generic pass"]
         for row in rows {
             let show = try sandbox.run("show", ["--verbose", row[1]])
             XCTAssertEqual(show.status, 0, show.stderr)

@@ -4,7 +4,7 @@ import XCTest
 /// Issue 40, the first promise: iOS 27's `posterGeneric` is a style key like the others. A pass
 /// whose only style is `posterGeneric` opens in Wallet 27, so it is valid here too (it was refused
 /// as "none of boardingPass, coupon, eventTicket, generic, storeCard"); one that also carries a
-/// classic style, as Apple asks for older devices, is drawn in that classic style as before; its
+/// classic style, as Apple asks for older devices, keeps that style as its kind; its
 /// member name (primary and footer fields) never survives `export --scrub`. And issue 40 item 4:
 /// `render --no-barcode` and `scan --render --no-barcode` leave the barcode out of the picture.
 final class PosterGenericTests: XCTestCase {
@@ -49,8 +49,9 @@ final class PosterGenericTests: XCTestCase {
         XCTAssertTrue(json.stdout.contains("posterGeneric"), "the copy keeps its shape")
     }
 
-    /// With a classic style beside it (Apple's advice for devices before iOS 27) the pass is drawn
-    /// in that style, byte for byte as before the style key was known.
+    /// With a classic style beside it (Apple's advice for devices before iOS 27) the pass's kind
+    /// is that style (what older devices show); it is drawn as Wallet 27 draws it, a poster
+    /// generic pass (NewLayoutCardTests).
     func testWithAClassicFallbackTheClassicStyleIsDrawn() throws {
         let sandbox = try Sandbox()
         let pass = sandbox.dir.appendingPathComponent("both.pkpass")
