@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import PassStore
 import Support
+import WalletPass
 
 /// Share links (issue 42 item 2): `/s/…` serves one pass's current bytes to anyone holding the
 /// link, without signing in, until it expires, is revoked or (made for one download) was used.
@@ -79,14 +80,15 @@ extension WebApp {
             let body = try await jsonObject(request)
             var days = ShareLink.defaultDays
             if let value = body["days"] {
-                guard let n = value as? Int, !(value is Bool), (1...ShareLink.maxDays).contains(n) else {
+                // A number, not a boolean: JSONSerialization on Linux read 1 as true, and refused {"days": 1}.
+                guard case .number = value, let n = value.integer, (1...ShareLink.maxDays).contains(n) else {
                     throw APIError(.badRequest, .badValue, "\"days\" is a whole number of days from 1 to \(ShareLink.maxDays). Nothing was changed.")
                 }
                 days = n
             }
             var once = false
             if let value = body["oneDownload"] {
-                guard let b = value as? Bool else {
+                guard case .bool(let b) = value else {
                     throw APIError(.badRequest, .badValue, "\"oneDownload\" is true or false. Nothing was changed.")
                 }
                 once = b
@@ -109,7 +111,7 @@ extension WebApp {
     }
 
     /// The JSON object of a request's body ({} for none); a 400 for anything else.
-    func jsonObject(_ request: Request) async throws -> [String: Any] {
+    func jsonObject(_ request: Request) async throws -> [String: JSONValue] {
         var request = request
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maxAPIJSONBytes {
             throw NIOTooManyBytesError(maxBytes: Self.maxAPIJSONBytes)
@@ -117,7 +119,7 @@ extension WebApp {
         let body = try await request.collectBody(upTo: Self.maxAPIJSONBytes)
         let bytes = Data(body.readableBytesView)
         guard bytes.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else { return [:] }
-        guard let object = (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any] else {
+        guard let object = JSONValue.parse(Array(bytes))?.object else {
             throw APIError(.badRequest, .badJSON, "The request body is not a JSON object. Nothing was changed.")
         }
         return object

@@ -12,6 +12,11 @@ package enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// JSON bytes (an API request's body) as a value; nil when they are not JSON. Unlike
+    /// Foundation's JSONSerialization on Linux, a number and a boolean stay apart (`1` is not
+    /// `true`).
+    package static func parse(_ bytes: [UInt8]) -> JSONValue? { try? JSONReader.parse(bytes).get() }
+
     package var string: String? { if case .string(let s) = self { return s }; return nil }
     package var number: Double? { if case .number(let n) = self { return n }; return nil }
     /// A whole number that fits an Int exactly ("1e400" is infinity, 2.5 is not whole: both nil).

@@ -163,6 +163,11 @@ final class WebShareTests: XCTestCase {
         XCTAssertEqual(link["oneDownload"] as? Bool, false)
         XCTAssertEqual(try W.curl(links, asAlice + json + ["-d", #"{"days": 0}"#]).status, 400)
         XCTAssertEqual(try W.curl(links, asAlice + json + ["-d", #"{"oneDownload": "yes"}"#]).status, 400)
+        // A number is a number and a boolean a boolean: {"days": 1} was refused on Linux, where
+        // Foundation's JSON reader gave 1 as true.
+        XCTAssertEqual(try W.curl(links, asAlice + json + ["-d", #"{"days": true}"#]).status, 400)
+        XCTAssertEqual(try W.curl(links, asAlice + json + ["-d", #"{"oneDownload": 1}"#]).status, 400)
+        XCTAssertEqual(try W.curl(links, asAlice + json + ["-d", #"{"days": 1.5}"#]).status, 400)
         XCTAssertEqual(try W.curl(links, asBob + json + ["-d", "{}"]).status, 404, "Bob has no such pass")
 
         let fetched = try W.curl(url)
@@ -205,6 +210,10 @@ final class WebShareTests: XCTestCase {
         XCTAssertEqual(list.stdout.split(separator: "\n").count, 2, list.stdout)
         XCTAssertTrue(list.stdout.hasPrefix("1  revoked  made "), list.stdout)
         XCTAssertEqual(try sandbox.run("share", ["--library", alice, "--revoke", "2"] + trust, common: false).stdout, "Revoked link 2.\n")
+        // A link for one day, one download, as JSON numbers and booleans.
+        let oneDay = try W.curl(links, asAlice + json + ["-d", #"{"days": 1, "oneDownload": true}"#])
+        XCTAssertEqual(oneDay.status, 201, oneDay.text)
+        XCTAssertEqual((try WebSettingsTests.json(oneDay) as? [String: Any])?["link"].flatMap { ($0 as? [String: Any])?["oneDownload"] as? Bool }, true)
         XCTAssertEqual(try sandbox.run("share", ["--library", alice, "--revoke", "7"] + trust, common: false).status, 66)
 
         XCTAssertTrue(server.text.contains("POST /api/v1/passes/{sha256}/links 201 "), server.text)
