@@ -692,6 +692,19 @@ package final class WebApp: @unchecked Sendable {
     /// and library object, so nobody's history is taken from another's library, nor from a
     /// library dropped and made again (opened again as another object).
     func changes(of id: PassID, user: String, library: any PassLibraryBackend, last known: Int64? = nil) async throws -> [ChangeEntry] {
+        try await history(user: user, library: library, last: known)[id] ?? []
+    }
+
+    /// The pass whose version had the digest `sha256`, from the same change log: an address of a
+    /// pass's page made before an update leads to the pass as it is now (issue 41 item 6,
+    /// operator trial D11: it answered 404). Only the user's own library is looked in.
+    func pass(ofVersion sha256: String, user: String, library: any PassLibraryBackend) async throws -> PassID? {
+        guard Digest.isSHA256Hex(sha256) else { return nil }
+        let byPass = try await history(user: user, library: library, last: nil)
+        return byPass.first { $0.value.contains { $0.sha256 == sha256 } }?.key
+    }
+
+    private func history(user: String, library: any PassLibraryBackend, last known: Int64?) async throws -> [PassID: [ChangeEntry]] {
         var (sequence, byPass) = lock.withLock { histories[user].flatMap { $0.library.matches(library) ? ($0.sequence, $0.byPass) : nil } } ?? (0, [:])
         let last: Int64
         if let known { last = known } else { last = try await library.lastSequence() }
@@ -710,7 +723,7 @@ package final class WebApp: @unchecked Sendable {
                 histories[user] = (HeldLibrary(library), known.0, known.1)
             }
         }
-        return byPass[id] ?? []
+        return byPass
     }
 
     func render(_ verdict: PassVerdict) async -> (css: String, body: String)? {

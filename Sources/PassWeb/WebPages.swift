@@ -272,7 +272,14 @@ struct WebPages {
 
     func passPage(_ hash: String, now: Date = Date()) async throws -> Answer {
         let known = try await app.lists.current(user: visitor.session.user, library: library)
-        let pass = try await storedPass(hash, known: known)
+        guard let pass = try await WebApp.storedPass(hash, library: library, known: known) else {
+            // An earlier version's address: the pass as it is now (an updated pass keeps being found).
+            if let id = try await app.pass(ofVersion: hash, user: visitor.session.user, library: library),
+               let current = try await library.pass(id) {
+                return Answer(route: "/passes/{hash}", response: app.redirect("/passes/\(current.sha256)"))
+            }
+            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+        }
         // Drawn once for the snapshot of the list it was found in (the pass, its card, its
         // history do not change while the log has not moved), kept until the pass expires (its
         // mark); only the session's parts are added on each request.
@@ -589,6 +596,8 @@ struct WebPages {
     .actions { display: flex; flex-wrap: wrap; gap: 8px; margin: 16px 0; }
     dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 12px; }
     dd { margin: 0; overflow-wrap: anywhere; }
+    code, pre, .note a { overflow-wrap: anywhere; }
+    pre { white-space: pre-wrap; }
     @media (max-width: 480px) { body { font-size: 15px; } main { padding: 8px; } }
     """
 }

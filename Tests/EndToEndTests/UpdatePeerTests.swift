@@ -151,6 +151,12 @@ final class UpdatePeerTests: XCTestCase {
         let newHash = try sha256(v2)
         XCTAssertEqual(try exportSHA(sandbox, id), newHash)
         XCTAssertTrue(checked.text.contains("href=\"/passes/\(newHash)\""), checked.text)
+        // The page's address before the update leads to the pass as it is now (issue 41 item 6; it
+        // answered 404); an address that was never a version of a pass of this library still does.
+        let before = try WebServeTests.curl(server.base + "/passes/\(hash)", jar: jar)
+        XCTAssertEqual(before.status, 303, before.text)
+        XCTAssertEqual(before.header("Location"), "/passes/\(newHash)")
+        XCTAssertEqual(try WebServeTests.curl(server.base + "/passes/" + String(repeating: "ab", count: 32), jar: jar).status, 404)
         let again = try WebServeTests.curl(server.base + "/passes/\(newHash)/update", jar: jar, ["-d", "csrf=\(csrf)"])
         XCTAssertTrue(again.text.contains("This pass is up to date: its issuer has no newer version."), again.text)
 
