@@ -129,12 +129,18 @@ final class WebCacheTests: XCTestCase {
         XCTAssertEqual(updated.status, 200)
         XCTAssertTrue(updated.text.contains("</span> <span dir=\"auto\">Updated by "), updated.text)
         XCTAssertFalse(updated.text.contains("</span> replace"), updated.text)
-        XCTAssertEqual(try get("/passes/\(ticket)", as: alice).status, 404, "the replaced version is gone")
+        // The replaced version's address leads to the pass as it is now (issue 41 item 6), for
+        // its owner only.
+        let before = try get("/passes/\(ticket)", as: alice)
+        XCTAssertEqual(before.status, 303, "the replaced version's address")
+        XCTAssertEqual(before.header("Location"), "/passes/\(ticket2)")
+        XCTAssertEqual(try get("/passes/\(ticket)", as: bob).status, 404, "not Bob's")
 
         // Removed by another process: gone from the list and its page.
         _ = try run("remove", alice, ["--yes", ticket2])
         XCTAssertEqual(try links(alice), [card])
         XCTAssertEqual(try get("/passes/\(ticket2)", as: alice).status, 404)
+        XCTAssertEqual(try get("/passes/\(ticket)", as: alice).status, 404, "a removed pass's earlier address leads nowhere")
 
         // An offer staged by the delivery filter shows on the list; accepted in the wallet, the
         // pass is on the next list and the note is gone.
