@@ -240,9 +240,11 @@ extension WebApp {
         return pass
     }
 
-    /// `POST /api/v1/passes` with the bytes of a `.pkpass`: the same intake as an upload or
-    /// `add --yes`, with its sentences.
-    func apiAdd(_ request: Request, user: String, library: any PassLibraryBackend) async throws -> (String, Response) {
+    /// Runs `body` with the request's body read as an upload: at most one pass archive's bytes
+    /// (413 beyond; at once when Content-Length says so), read in one of the person's upload
+    /// slots, which is held until `body` returns (429 or 503 when none is free). The API's add
+    /// and its offers take their bytes this one way.
+    func withUpload<T>(_ request: Request, user: String, _ body: ([UInt8]) async throws -> T) async throws -> T {
         let limit = config.setup.limits.pass.maxArchiveBytes
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw NIOTooManyBytesError(maxBytes: limit)
@@ -250,22 +252,29 @@ extension WebApp {
         try uploads.take(user: user)
         defer { uploads.release(user: user) }
         var request = request
-        let bytes = try await Self.bodyBytes(&request, upTo: limit)
-        guard bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else {
-            throw APIError(.badRequest, .notAPass,
-                           bytes.isEmpty ? "The request has no body: send the bytes of a .pkpass file. Nothing was changed."
-                                         : "The request body is not a .pkpass file (a pass is a zip archive, and this is not one). Nothing was changed.")
+        return try await body(try await Self.bodyBytes(&request, upTo: limit))
+    }
+
+    /// `POST /api/v1/passes` with the bytes of a `.pkpass`: the same intake as an upload or
+    /// `add --yes`, with its sentences.
+    func apiAdd(_ request: Request, user: String, library: any PassLibraryBackend) async throws -> (String, Response) {
+        return try await withUpload(request, user: user) { bytes in
+            guard bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) else {
+                throw APIError(.badRequest, .notAPass,
+                               bytes.isEmpty ? "The request has no body: send the bytes of a .pkpass file. Nothing was changed."
+                                             : "The request body is not a .pkpass file (a pass is a zip archive, and this is not one). Nothing was changed.")
+            }
+            let setup = config.setup, opener = config.opener, seconds = config.uploadSeconds
+            let lines: [(String, String?)] = try await offPool { () -> Result<[(String, String?)], WebProblem> in
+                Result { try WebUpload.add(bytes: bytes[...], name: "upload.pkpass", setup: setup, opener: opener, library: library,
+                                           seconds: seconds, route: "/api/v1/passes") }
+                    .mapError { $0 as? WebProblem ?? WebProblem(.internalServerError, route: "/api/v1/passes", title: "Not added",
+                                                                "The upload could not be read; nothing was changed.") }
+            }.get()
+            let results: [JSONOutput] = lines.map { .object([("message", .string($0.0)), ("sha256", .string($0.1))]) }
+            let anyTaken = lines.contains { $0.1 != nil }
+            return ("/api/v1/passes", Self.json(anyTaken ? .ok : .unprocessableContent, .object([("results", .array(results))])))
         }
-        let setup = config.setup, opener = config.opener, seconds = config.uploadSeconds
-        let lines: [(String, String?)] = try await offPool { () -> Result<[(String, String?)], WebProblem> in
-            Result { try WebUpload.add(bytes: bytes[...], name: "upload.pkpass", setup: setup, opener: opener, library: library,
-                                       seconds: seconds, route: "/api/v1/passes") }
-                .mapError { $0 as? WebProblem ?? WebProblem(.internalServerError, route: "/api/v1/passes", title: "Not added",
-                                                            "The upload could not be read; nothing was changed.") }
-        }.get()
-        let results: [JSONOutput] = lines.map { .object([("message", .string($0.0)), ("sha256", .string($0.1))]) }
-        let anyTaken = lines.contains { $0.1 != nil }
-        return ("/api/v1/passes", Self.json(anyTaken ? .ok : .unprocessableContent, .object([("results", .array(results))])))
     }
 }
 

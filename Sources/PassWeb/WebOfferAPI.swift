@@ -91,42 +91,36 @@ extension WebApp {
     func apiStageOffers(_ request: Request, query: [String: String], user: String,
                         library: any PassLibraryBackend) async throws -> (String, Response) {
         let route = "/api/v1/offers"
-        let limit = config.setup.limits.pass.maxArchiveBytes
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
-            throw NIOTooManyBytesError(maxBytes: limit)
-        }
-        try uploads.take(user: user)
-        defer { uploads.release(user: user) }
-        var request = request
-        let bytes = try await Self.bodyBytes(&request, upTo: limit)
-        guard !bytes.isEmpty else {
-            throw APIError(.badRequest, .notAPass, "The request has no body: send the bytes of the file that holds the pass. Nothing was changed.")
-        }
-        let name = query["name"] ?? "upload"
-        let setup = config.setup, opener = config.opener, seconds = config.uploadSeconds
-        let scanned = try await offPool { () -> Result<([FoundPass], [(String, String?)]), WebProblem> in
-            Result {
-                let scanned = try WebUpload.scan(bytes: bytes[...], name: name, setup: setup, opener: opener, library: nil,
-                                                 seconds: seconds, route: route, title: "Not offered")
-                return (scanned.found, scanned.lines)
+        return try await withUpload(request, user: user) { bytes in
+            guard !bytes.isEmpty else {
+                throw APIError(.badRequest, .notAPass, "The request has no body: send the bytes of the file that holds the pass. Nothing was changed.")
             }
-                .mapError { $0 as? WebProblem ?? WebProblem(.internalServerError, route: route, title: "Not offered",
-                                                            "The upload could not be read; nothing was changed.") }
-        }.get()
-        let chat = PassSource(receivedAt: Date(), network: query["network"], room: query["room"], eventID: query["eventId"],
-                              sender: query["sender"])
-        var results: [JSONOutput] = []
-        var seen = Set<String>()
-        var taken = false
-        for pass in scanned.0 where seen.insert(pass.verdict.sha256).inserted {
-            let outcome = try await OfferIntake.stage(pass, chat: chat.isChat ? chat : nil, library: library)
-            if !outcome.isRefusal { taken = true }
-            results.append(OfferIntake.json(pass, outcome))
+            let name = query["name"] ?? "upload"
+            let setup = config.setup, opener = config.opener, seconds = config.uploadSeconds
+            let scanned = try await offPool { () -> Result<([FoundPass], [(String, String?)]), WebProblem> in
+                Result {
+                    let scanned = try WebUpload.scan(bytes: bytes[...], name: name, setup: setup, opener: opener, library: nil,
+                                                     seconds: seconds, route: route, title: "Not offered")
+                    return (scanned.found, scanned.lines)
+                }
+                    .mapError { $0 as? WebProblem ?? WebProblem(.internalServerError, route: route, title: "Not offered",
+                                                                "The upload could not be read; nothing was changed.") }
+            }.get()
+            let chat = PassSource(receivedAt: Date(), network: query["network"], room: query["room"], eventID: query["eventId"],
+                                  sender: query["sender"])
+            var results: [JSONOutput] = []
+            var seen = Set<String>()
+            var taken = false
+            for pass in scanned.0 where seen.insert(pass.verdict.sha256).inserted {
+                let outcome = try await OfferIntake.stage(pass, chat: chat.isChat ? chat : nil, library: library)
+                if !outcome.isRefusal { taken = true }
+                results.append(OfferIntake.json(pass, outcome))
+            }
+            for (line, _) in scanned.1 { results.append(.object([("result", .string("problem")), ("message", .string(line))])) }
+            if scanned.0.isEmpty && scanned.1.isEmpty {
+                results.append(.object([("result", .string("problem")), ("message", .string("\(name): no pass found in this file."))]))
+            }
+            return (route, Self.json(taken ? .ok : .unprocessableContent, .object([("results", .array(results))])))
         }
-        for (line, _) in scanned.1 { results.append(.object([("result", .string("problem")), ("message", .string(line))])) }
-        if scanned.0.isEmpty && scanned.1.isEmpty {
-            results.append(.object([("result", .string("problem")), ("message", .string("\(name): no pass found in this file."))]))
-        }
-        return (route, Self.json(taken ? .ok : .unprocessableContent, .object([("results", .array(results))])))
     }
 }

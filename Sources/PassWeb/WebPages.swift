@@ -449,7 +449,10 @@ struct WebPages {
         var h = ""
         if offers.isEmpty { h += "<p>No pending offers.</p>\n" }
         else {
-            h += "<p>The mail filter found these passes in your mail. Nothing is added until you accept it.</p>\n<ul class=\"passes\">"
+            // Where they came from, in one sentence: the mail filter, or (issue 42 item 3) a chat bot too.
+            h += offers.contains(where: { $0.source?.isChat == true })
+                ? "<p>These passes came in your mail or were sent to you in a chat. Nothing is added until you accept it.</p>\n<ul class=\"passes\">"
+                : "<p>The mail filter found these passes in your mail. Nothing is added until you accept it.</p>\n<ul class=\"passes\">"
             for offer in offers {
                 h += "<li><a href=\"/offers/\(offer.offerID)\"><span class=\"org\">\(Self.e(offer.organizationName))</span> "
                     + "<span class=\"desc\">\(Self.e(offer.description))</span>"

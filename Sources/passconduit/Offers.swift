@@ -7,11 +7,12 @@ struct Offers: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offers",
         _superCommandName: "passconduit",
-        abstract: "List the passes the delivery filter staged for you.",
+        abstract: "List the passes staged for you: by the delivery filter, or sent to a chat bot.",
         discussion: """
         The delivery filter ("passconduit filter") never adds a new pass by itself: it stages an \
-        offer. Accept offers with "passconduit add --offer ID" (or review them all with \
-        "passconduit add --offers"); decline one with --decline ID.
+        offer. A chat bot stages the passes it is sent the same way ("passconduit offer"), with \
+        the room and sender they came from. Accept offers with "passconduit add --offer ID" (or \
+        review them all with "passconduit add --offers"); decline one with --decline ID.
 
         Examples:
           passconduit offers

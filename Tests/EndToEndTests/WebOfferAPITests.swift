@@ -121,6 +121,10 @@ final class WebOfferAPITests: XCTestCase {
         XCTAssertEqual(page.status, 200, page.text)
         XCTAssertTrue(page.text.contains("Sent by @m&lt;b&gt;x:example.org in room !r:example.org (Matrix), "), page.text)
         XCTAssertFalse(page.text.contains("<b>x"), page.text)
+        // The offers list says where they came from: mail, or a chat too.
+        let offersPage = try W.curl(server.base + "/offers", jar: sandbox.dir.appendingPathComponent("alice-jar"), ["-H", "X-User: alice@example.org"])
+        XCTAssertTrue(offersPage.text.contains("These passes came in your mail or were sent to you in a chat."), offersPage.text)
+        XCTAssertTrue(offersPage.text.contains("sent by @m&lt;b&gt;x:example.org"), offersPage.text)
 
         // Revoked: nothing. The log names routes, never a token.
         let tokenID = String(list.stdout.prefix { $0 != "\t" })
