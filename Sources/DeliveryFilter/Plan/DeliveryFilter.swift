@@ -16,7 +16,17 @@ package struct DeliveryFilter: Sendable {
     package func plan(_ spool: FilterSpool,
                       scan: ([UInt8]) -> Result<[FilterPassReport], FilterError>) -> FilterPlan {
         var plan = FilterPlan(byteCount: spool.byteCount)
-        if isNotice(spool) {
+        // The header is located once: it says whether this is a notice (passed unscanned), and
+        // where our fields go.
+        let layout: FilterMessageLayout
+        do {
+            let prefixCount = min(spool.byteCount, headerScanBytes)
+            layout = FilterMessageLayout.locate(ArraySlice(try spool.bytes(in: 0..<prefixCount)),
+                                                isWholeMessage: prefixCount == spool.byteCount)
+        } catch {
+            return failed(plan, .from(error, .spoolFailed), nil)
+        }
+        if layout.isNotice {
             plan.notice = true
             return unscanned(plan, spool)
         }
@@ -36,25 +46,10 @@ package struct DeliveryFilter: Sendable {
         }
         guard options.headers else { return plan }
 
-        let layout: FilterMessageLayout
-        do {
-            let prefixCount = min(spool.byteCount, headerScanBytes)
-            let prefix = try message.map { $0[0..<prefixCount] } ?? ArraySlice(spool.bytes(in: 0..<prefixCount))
-            layout = FilterMessageLayout.locate(prefix, isWholeMessage: prefixCount == spool.byteCount)
-        } catch {
-            return failed(plan, .from(error, .spoolFailed), nil)
-        }
         let edits = headerEdits(plan.reports, layout)
         if edits.isEmpty { return plan }
         plan.output = .rewritten(edits, layout: layout)
         return plan
-    }
-
-    /// Whether the message's header (its first `headerScanBytes`) carries the notice field.
-    func isNotice(_ spool: FilterSpool) -> Bool {
-        let prefixCount = min(spool.byteCount, headerScanBytes)
-        guard let prefix = try? spool.bytes(in: 0..<prefixCount) else { return false }
-        return FilterMessageLayout.locate(ArraySlice(prefix), isWholeMessage: prefixCount == spool.byteCount).isNotice
     }
 
     /// The header edits for `reports` in a message whose header is laid out as `layout`: our

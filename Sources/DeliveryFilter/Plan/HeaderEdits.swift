@@ -1,3 +1,4 @@
+import Conduit
 /// What the delivery filter changes in a message's header, as a value any front end can apply:
 /// the pipe (`passconduit filter`) renders it into bytes (`DeliveryFilter.write`), a milter sends
 /// it as replies (remove: change header `occurrence` of `name` to empty; insert: header `i` of
@@ -73,8 +74,9 @@ package struct HeaderEdits: Sendable, Equatable {
     package static let passName = "X-Passconduit-Pass"
     /// The field a notice passconduit sends carries (issue 43 item 2): the filter and the milter
     /// pass such a message unscanned (forged fields of our names still removed), so a notice is
-    /// never scanned or staged. Not one of ours to remove: it stays on the notice.
-    package static let noticeName = "X-Passconduit-Notice"
+    /// never scanned or staged. Not one of ours to remove: it stays on the notice. Written by
+    /// `NoticeMail`, whose name this is.
+    package static var noticeName: String { NoticeMail.headerName }
     /// Fold before a line would exceed this many octets where whitespace allows.
     package static let preferredLineLength = 78
     /// RFC 5322's hard line limit, never exceeded.
