@@ -10,7 +10,6 @@ enum WebWords {
     /// Words of the conduit's sentences that speak of the machine the command runs on: the
     /// wallet is a web service (operator trial D9: "signed by someone this computer doesn't trust").
     static let machine = [
-        ("this computer doesn't trust", "this wallet doesn't trust"),
         ("on this computer", "on this server"),
         ("this computer", "this wallet"),
     ]
