@@ -70,7 +70,15 @@ extension WebApp {
                            "A service token may only stage offers (POST /api/v1/offers) and make share links (POST /api/v1/passes/SHA/links).")
         }
         let query = try Self.offerQuery(request)
-        guard let user = query["user"] else {
+        // The address is read as a sign-in proxy's name is: lower-cased as the library map reads
+        // addresses, and refused when it could stand for another person's library.
+        let named: String?
+        do {
+            named = try Self.proxyUserName(query["user"] ?? "")
+        } catch {
+            throw APIError(.badRequest, .badValue, "The address in ?user= is not one this wallet keeps a library for. Nothing was changed.")
+        }
+        guard let user = named else {
             throw APIError(.badRequest, .badValue, "A service token names the library it acts on: add ?user=ADDRESS. Nothing was changed.")
         }
         guard let library = try await config.libraries(user) else {

@@ -58,9 +58,13 @@ final class WebOfferAPITests: XCTestCase {
         XCTAssertEqual(source["file"] as? String, "ticket.pkpass")
         XCTAssertEqual(try sandbox.run("list", ["--library", alice, "--json"] + trust, common: false).objects.count, 1, "an offer adds nothing")
         XCTAssertEqual(try offers(bob).count, 0)
-        // Sent again: the same offer.
-        let again = try W.curl(offersURL + "?user=alice%40example.org&" + provenance, asBot + pass)
+        // Sent again, the address in capitals (read as the library map reads it): the same offer.
+        let again = try W.curl(offersURL + "?user=Alice%40EXAMPLE.org&" + provenance, asBot + pass)
         XCTAssertEqual((((WebSettingsTests.json(again) as? [String: Any])?["results"] as? [[String: Any]])?.first)?["result"] as? String, "already-offered")
+        // An address that could stand for another once folded (K is U+212A KELVIN SIGN): refused.
+        let kelvin = try W.curl(offersURL + "?user=%E2%84%AArol%40example.org&" + provenance, asBot + pass)
+        XCTAssertEqual(kelvin.status, 400)
+        XCTAssertEqual(WebSettingsTests.errorCode(kelvin), "bad-value")
 
         // A share link for a pass of Alice's library.
         let link = try W.curl(server.base + "/api/v1/passes/\(aliceHash)/links?user=alice%40example.org", asBot + ["-H", "Content-Type: application/json", "-H", "X-Forwarded-Proto: http", "-d", #"{"days": 2}"#])
