@@ -105,4 +105,41 @@ final class PassScannerTests: XCTestCase {
         }
         XCTAssertEqual(messages, [2, 4, 4])
     }
+    /// An upload is scanned in memory (`scan(bytes:name:)`): every kind of input gives the same
+    /// passes and problems as the same bytes in a file without a telling name.
+    func testBytesInMemoryScanAsTheSameFileDoes() throws {
+        let inputs = InputScanner(scanner: try Samples.scanner(), workers: 1)
+        func events(_ scan: ((ScanEvent) -> Void) -> Void) -> [String] {
+            var out: [String] = []
+            scan { event in
+                switch event {
+                case .found(let pass): out.append("found \(pass.verdict.sha256) \(pass.verdict.status) message \(pass.source.message.map(String.init) ?? "-")")
+                case .problem(let problem): out.append("problem \(problem.code) \(problem.message)")
+                case .progress(_, let messages, let bytes): out.append("progress \(messages) \(bytes)")
+                }
+            }
+            return out
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scan-bytes-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var cases: [(String, [UInt8])] = try ["messages/two-passes.eml", "messages/two-passes-crlf.eml", "messages/inbox.mbox",
+                                               "messages/bundle.eml", "messages/untrusted.eml", "messages/no-pass.eml"].map { ($0, try Samples.bytes($0)) }
+        let message = try Samples.bytes("messages/two-passes.eml")
+        cases += [("bom and blank lines", [0xEF, 0xBB, 0xBF, 0x0A, 0x0A] + message),
+                  ("binary", try FixtureFile.bytes("icon.png")), ("plain zip", try FixtureFile.bytes("plain.zip")),
+                  ("empty", [])]
+        for (label, bytes) in cases {
+            let file = folder.appendingPathComponent("upload")
+            try Data(bytes).write(to: file)
+            let fromFile = events { inputs.scan(file.path, emit: $0) }
+            let fromMemory = events { inputs.scan(bytes: bytes[...], name: "upload", emit: $0) }
+            XCTAssertFalse(fromFile.isEmpty, label)
+            XCTAssertEqual(fromMemory, fromFile, label)
+        }
+        // A slice of a larger buffer (a multipart body) reads only its own bytes.
+        let body = Array("--b\r\n\r\n".utf8) + message + Array("\r\n--b--\r\n".utf8)
+        let slice = body[7..<(7 + message.count)]
+        XCTAssertEqual(events { inputs.scan(bytes: slice, name: "upload", emit: $0) }.filter { $0.hasPrefix("found") }.count, 2)
+    }
 }

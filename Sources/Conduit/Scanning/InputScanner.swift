@@ -104,30 +104,16 @@ package struct InputScanner: Sendable {
             emit(.problem(InputProblem(input: input, message: "is empty", code: .inputUnavailable)))
             return
         }
-        // Windows editors save a UTF-8 byte order mark, and messages copied out of webmail often
-        // start with blank lines; neither belongs to the message, and left in place they turn
-        // its whole header into body text, hiding its attachments.
-        let noise = Self.leadingNoise(prefix)
-        var skipped = 0
-        if noise > 0, noise < prefix.count, Self.startsLikeMail(Array(prefix[noise...])) {
-            prefix.removeFirst(noise)
-            skipped = noise
-        }
-        // A zip is a pass or a bundle, or nothing we read. A file the user named *.pkpass is
-        // opened as a pass whatever it holds, so its verdict says what is wrong with it.
         let named = input == "-" ? nil : Detection.kindForName(input)
-        if ZipSignature.starts(prefix[...]) || (named != nil && !Self.startsLikeMail(prefix)) {
-            scanBarePass(fd, prefix: prefix, input: input, named: named, emit: emit)
-            return
-        }
-        if !Self.startsLikeMail(prefix) && Self.looksBinary(prefix) {
-            emit(.problem(InputProblem(input: input, message: "is binary data, neither a mail message nor a Wallet pass", code: .inputUnusable)))
-            return
-        }
+        let (shape, skipped) = Self.shape(&prefix, named: named)
         // A named regular file is mapped (its first bytes are at offset 0: it was opened here);
         // stdin, pipes and files past the mapping cap are streamed.
         let mappable = input != "-"
-        switch MailboxFormat.detect(prefix: prefix[...]) {
+        switch shape {
+        case .pass:
+            scanBarePass(fd, prefix: prefix, input: input, named: named, emit: emit)
+        case .binary:
+            emit(.problem(InputProblem(input: input, message: "is binary data, neither a mail message nor a Wallet pass", code: .inputUnusable)))
         case .mbox:
             if mappable, var reader = MboxReader(mappedFile: fd, skip: skipped, limits: scanner.limits.mime, name: input) {
                 read(&reader, input: input, emit: emit)
@@ -135,13 +121,65 @@ package struct InputScanner: Sendable {
                 var reader = MboxReader(fileDescriptor: fd, prefix: prefix, limits: scanner.limits.mime, name: input)
                 read(&reader, input: input, emit: emit)
             }
-        case .message, .maildir:
+        case .message:
             if mappable, var reader = SingleMessageReader(mappedFile: fd, skip: skipped, limits: scanner.limits.mime, name: input) {
                 read(&reader, input: input, emit: emit)
             } else {
                 var reader = SingleMessageReader(fileDescriptor: fd, prefix: prefix, limits: scanner.limits.mime, name: input)
                 read(&reader, input: input, emit: emit)
             }
+        }
+    }
+
+    /// Scans an input held in memory (an upload to the web wallet), named `input` (a file name,
+    /// which decides as a path's does): found by content exactly as a file with these bytes is,
+    /// and read from memory, never written anywhere.
+    package func scan(bytes: ArraySlice<UInt8>, name input: String, emit: (ScanEvent) -> Void) {
+        var prefix = Array(bytes.prefix(max(scanner.limits.sniffBytes, Limits.minimumSniffBytes)))
+        if prefix.isEmpty {
+            emit(.problem(InputProblem(input: input, message: "is empty", code: .inputUnavailable)))
+            return
+        }
+        let named = Detection.kindForName(input)
+        let (shape, skipped) = Self.shape(&prefix, named: named)
+        switch shape {
+        case .pass:
+            scanBarePass(Array(bytes), input: input, named: named, emit: emit)
+        case .binary:
+            emit(.problem(InputProblem(input: input, message: "is binary data, neither a mail message nor a Wallet pass", code: .inputUnusable)))
+        case .mbox:
+            var reader = MboxReader(bytes: bytes, skip: skipped, limits: scanner.limits.mime, name: input)
+            read(&reader, input: input, emit: emit)
+        case .message:
+            var reader = SingleMessageReader(bytes: bytes, skip: skipped, limits: scanner.limits.mime, name: input)
+            read(&reader, input: input, emit: emit)
+        }
+    }
+
+    /// What an input is, as its first bytes show.
+    enum Shape { case pass, binary, mbox, message }
+
+    /// The shape of an input from its first bytes, and how many bytes of noise before a message
+    /// were dropped from `prefix` (they belong to no message).
+    static func shape(_ prefix: inout [UInt8], named: CandidateKind?) -> (Shape, skipped: Int) {
+        // Windows editors save a UTF-8 byte order mark, and messages copied out of webmail often
+        // start with blank lines; neither belongs to the message, and left in place they turn
+        // its whole header into body text, hiding its attachments.
+        let noise = leadingNoise(prefix)
+        var skipped = 0
+        if noise > 0, noise < prefix.count, startsLikeMail(Array(prefix[noise...])) {
+            prefix.removeFirst(noise)
+            skipped = noise
+        }
+        // A zip is a pass or a bundle, or nothing we read. A file the user named *.pkpass is
+        // opened as a pass whatever it holds, so its verdict says what is wrong with it.
+        if ZipSignature.starts(prefix[...]) || (named != nil && !startsLikeMail(prefix)) {
+            return (.pass, skipped)
+        }
+        if !startsLikeMail(prefix) && looksBinary(prefix) { return (.binary, skipped) }
+        switch MailboxFormat.detect(prefix: prefix[...]) {
+        case .mbox: return (.mbox, skipped)
+        case .message, .maildir: return (.message, skipped)
         }
     }
 
@@ -157,6 +195,12 @@ package struct InputScanner: Sendable {
             emit(.problem(InputProblem(input: input, message: Self.reason(error.code, verb: "cannot be read"), code: .inputReadFailed)))
             return
         }
+        scanBarePass(bytes, input: input, named: named, emit: emit)
+    }
+
+    /// The bytes of a whole input that is a zip or is named like a pass.
+    func scanBarePass(_ bytes: [UInt8], input: String, named: CandidateKind?, emit: (ScanEvent) -> Void) {
+        let cap = scanner.limits.pass.maxArchiveBytes
         guard bytes.count <= cap else {
             emit(.problem(InputProblem(input: input, message: "is a zip archive larger than \(Self.size(cap)), too large for a Wallet pass", code: .inputUnusable)))
             return

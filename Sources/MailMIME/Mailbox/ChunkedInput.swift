@@ -64,6 +64,22 @@ final class ChunkedInput {
         end = prefix.count
     }
 
+    /// The whole input already in memory (an upload): copied once into our buffer, from byte
+    /// `skip` on; nothing is ever read.
+    init(bytes: ArraySlice<UInt8>, name: String, skip: Int) {
+        self.chunkSize = Self.defaultChunkSize
+        self.fd = -1
+        self.name = name
+        let body = bytes.dropFirst(max(skip, 0))
+        reserve(max(body.count, 1))
+        if let buffer, !body.isEmpty {
+            // The buffer holds at least body.count bytes.
+            body.withUnsafeBufferPointer { _ = memcpy(buffer, $0.baseAddress!, $0.count) }
+        }
+        end = body.count
+        eof = true
+    }
+
     /// Maps the regular file open at `fd`, starting at byte `skip`; nil when it is not a regular
     /// file, is larger than `mappingCap`, is empty, or cannot be mapped (then stream it).
     init?(mapping fd: Int32, name: String, skip: Int) {

@@ -37,6 +37,12 @@ package struct MboxReader: MessageReader {
         self.limits = limits
     }
 
+    /// Reads an input held in memory (an upload), from byte `skip` on.
+    package init(bytes: ArraySlice<UInt8>, skip: Int = 0, limits: MIMELimits = .default, name: String) {
+        input = ChunkedInput(bytes: bytes, name: name, skip: skip)
+        self.limits = limits
+    }
+
     /// Whether the input is read through a mapping (tests).
     package var isMapped: Bool { input.isMapped }
 
