@@ -153,4 +153,49 @@ package enum WebState {
 
     /// The public handle of a token whose hash is `hash`.
     package static func tokenID(hash: String) -> String { String(hash.prefix(16)) }
+
+    // MARK: The rules both stores keep (issue 39 item 6): pure, so they are tested once, and the
+    // stores only read and write rows by them.
+
+    /// A session's or token's last use is written at most this often (seconds): every request of a
+    /// signed-in browser reads its session, and a write per request would cost more than the page.
+    package static let touchInterval: TimeInterval = 60
+
+    /// Whether a last use at `last` (nil: never used) is to be moved to `now`.
+    package static func touches(last: Date?, now: Date) -> Bool {
+        guard let last else { return true }
+        return now.timeIntervalSince(last) > touchInterval
+    }
+
+    /// Whether a token made to expire at `expires` (nil: until revoked) is still taken at `now`:
+    /// refused from that instant on.
+    package static func tokenIsLive(expires: Date?, now: Date) -> Bool {
+        guard let expires else { return true }
+        return now < expires
+    }
+}
+
+extension WebState.Expiry {
+    /// Whether a session signed in at `created` and last used at `seen` is still live at `now`:
+    /// not idle longer than `idle`, not older than `absolute`.
+    package func isLive(created: Date, seen: Date, now: Date) -> Bool {
+        now.timeIntervalSince(seen) <= idle && now.timeIntervalSince(created) <= absolute
+    }
+
+    /// The earliest last use and sign-in a live session can have at `now`: what a store's query
+    /// compares (`seen >= since.seen AND created >= since.created` is `isLive`).
+    package func liveSince(now: Date) -> (seen: Date, created: Date) {
+        (now - idle, now - absolute)
+    }
+}
+
+extension WebState.Session {
+    /// The session read at `now`: its last use moved on when `WebState.touches` says so (the store
+    /// then writes `seen`), else as stored.
+    package func read(at now: Date) -> (session: WebState.Session, touched: Bool) {
+        guard WebState.touches(last: seen, now: now) else { return (self, false) }
+        var moved = self
+        moved.seen = now
+        return (moved, true)
+    }
 }

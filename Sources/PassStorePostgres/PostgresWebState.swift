@@ -163,7 +163,8 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
     package func createSession(user: String, now: Date) async throws -> (id: String, session: WebState.Session) {
         let id = WebState.randomToken()
         let session = WebState.Session(user: user, csrf: WebState.randomToken(), created: now, seen: now)
-        let idle = (now - expiry.idle).timeIntervalSince1970, absolute = (now - expiry.absolute).timeIntervalSince1970
+        let since = expiry.liveSince(now: now)
+        let idle = since.seen.timeIntervalSince1970, absolute = since.created.timeIntervalSince1970
         let t = now.timeIntervalSince1970
         try await write("sign in") { tx in
             try await tx.run("DELETE FROM passconduit_web.session WHERE seen < $1 OR created < $2", [idle, absolute])
@@ -179,32 +180,33 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         let expiry = self.expiry
         return try await run("session") { tx -> WebState.Session? in
             guard let row = try await tx.rows("SELECT \"user\", csrf, created, seen FROM passconduit_web.session WHERE id_hash = $1", [key]).first else { return nil }
-            let (user, csrf, createdT, seenT) = try row.decode((String, String, Double, Double).self)
-            let created = Date(timeIntervalSince1970: createdT), seen = Date(timeIntervalSince1970: seenT)
-            if now.timeIntervalSince(seen) > expiry.idle || now.timeIntervalSince(created) > expiry.absolute {
+            let (user, csrf, created, seen) = try row.decode((String, String, Double, Double).self)
+            let stored = WebState.Session(user: user, csrf: csrf, created: Date(timeIntervalSince1970: created), seen: Date(timeIntervalSince1970: seen))
+            guard expiry.isLive(created: stored.created, seen: stored.seen, now: now) else {
                 try await tx.run("DELETE FROM passconduit_web.session WHERE id_hash = $1", [key])
                 return nil
             }
-            let moved = now.timeIntervalSince(seen) > 60
-            if moved {
+            let read = stored.read(at: now)
+            if read.touched {
                 try await tx.run("UPDATE passconduit_web.session SET seen = $1 WHERE id_hash = $2", [now.timeIntervalSince1970, key])
             }
-            return WebState.Session(user: user, csrf: csrf, created: created, seen: moved ? now : seen)
+            return read.session
         }
     }
 
     package func latestSession(user: String, now: Date) async throws -> WebState.Session? {
-        let idle = (now - expiry.idle).timeIntervalSince1970, absolute = (now - expiry.absolute).timeIntervalSince1970
+        let since = expiry.liveSince(now: now)
+        let idle = since.seen.timeIntervalSince1970, absolute = since.created.timeIntervalSince1970
         return try await run("session") { tx -> WebState.Session? in
             guard let row = try await tx.rows("SELECT id_hash, csrf, created, seen FROM passconduit_web.session WHERE \"user\" = $1 AND seen >= $2 AND created >= $3 ORDER BY seen DESC, id_hash LIMIT 1",
                                               [user, idle, absolute]).first else { return nil }
-            let (key, csrf, createdT, seenT) = try row.decode((String, String, Double, Double).self)
-            let created = Date(timeIntervalSince1970: createdT), seen = Date(timeIntervalSince1970: seenT)
-            let moved = now.timeIntervalSince(seen) > 60
-            if moved {
+            let (key, csrf, created, seen) = try row.decode((String, String, Double, Double).self)
+            let read = WebState.Session(user: user, csrf: csrf, created: Date(timeIntervalSince1970: created),
+                                        seen: Date(timeIntervalSince1970: seen)).read(at: now)
+            if read.touched {
                 try await tx.run("UPDATE passconduit_web.session SET seen = $1 WHERE id_hash = $2", [now.timeIntervalSince1970, key])
             }
-            return WebState.Session(user: user, csrf: csrf, created: created, seen: moved ? now : seen)
+            return read.session
         }
     }
 
@@ -365,8 +367,8 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         return try await run("API token") { tx in
             guard let row = try await tx.rows("SELECT \"user\", last_used, expires FROM passconduit_web.token WHERE hash = $1", [hash]).first else { return nil }
             let (user, used, expires) = try row.decode((String, Double?, Double?).self)
-            if let expires, t >= expires { return nil }
-            if used.map({ t - $0 > 60 }) ?? true {
+            guard WebState.tokenIsLive(expires: expires.map { Date(timeIntervalSince1970: $0) }, now: now) else { return nil }
+            if WebState.touches(last: used.map { Date(timeIntervalSince1970: $0) }, now: now) {
                 try await tx.run("UPDATE passconduit_web.token SET last_used = $1 WHERE hash = $2", [t, hash])
             }
             return user
@@ -409,7 +411,7 @@ package final class PostgresWebState: WebStateStore, @unchecked Sendable {
         return try await run("service token") { tx in
             guard let row = try await tx.rows("SELECT name, last_used FROM passconduit_web.service_token WHERE hash = $1", [hash]).first else { return nil }
             let (name, used) = try row.decode((String, Double?).self)
-            if used.map({ t - $0 > 60 }) ?? true {
+            if WebState.touches(last: used.map { Date(timeIntervalSince1970: $0) }, now: now) {
                 try await tx.run("UPDATE passconduit_web.service_token SET last_used = $1 WHERE hash = $2", [t, hash])
             }
             return name

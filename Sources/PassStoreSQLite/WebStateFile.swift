@@ -99,8 +99,9 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
         let id = WebState.randomToken()
         let session = WebState.Session(user: user, csrf: WebState.randomToken(), created: now, seen: now)
         try db.write { db in
+            let since = expiry.liveSince(now: now)
             try db.execute(sql: "DELETE FROM web_session WHERE seen < ? OR created < ?",
-                           arguments: [(now - expiry.idle).timeIntervalSince1970, (now - expiry.absolute).timeIntervalSince1970])
+                           arguments: [since.seen.timeIntervalSince1970, since.created.timeIntervalSince1970])
             try db.execute(sql: "INSERT INTO web_session (idHash, user, csrf, created, seen) VALUES (?, ?, ?, ?, ?)",
                            arguments: [WebState.hash(id), user, session.csrf, now.timeIntervalSince1970, now.timeIntervalSince1970])
         }
@@ -117,32 +118,33 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
         return try db.writeWithoutTransaction { db -> WebState.Session? in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT user, csrf, created, seen FROM web_session WHERE idHash = ?"),
                                              arguments: [key]) else { return nil }
-            let created = Date(timeIntervalSince1970: row["created"])
-            let seen = Date(timeIntervalSince1970: row["seen"])
-            if now.timeIntervalSince(seen) > expiry.idle || now.timeIntervalSince(created) > expiry.absolute {
+            let stored = WebState.Session(user: row["user"], csrf: row["csrf"], created: Date(timeIntervalSince1970: row["created"]),
+                                          seen: Date(timeIntervalSince1970: row["seen"]))
+            guard expiry.isLive(created: stored.created, seen: stored.seen, now: now) else {
                 try db.execute(sql: "DELETE FROM web_session WHERE idHash = ?", arguments: [key])
                 return nil
             }
-            if now.timeIntervalSince(seen) > 60 {
+            let read = stored.read(at: now)
+            if read.touched {
                 try db.execute(sql: "UPDATE web_session SET seen = ? WHERE idHash = ?", arguments: [now.timeIntervalSince1970, key])
             }
-            return WebState.Session(user: row["user"], csrf: row["csrf"], created: created, seen: now.timeIntervalSince(seen) > 60 ? now : seen)
+            return read.session
         }
     }
 
     package func latestSession(user: String, now: Date) throws -> WebState.Session? {
-        try db.write { db -> WebState.Session? in
+        let since = expiry.liveSince(now: now)
+        return try db.write { db -> WebState.Session? in
             guard let row = try Row.fetchOne(db, sql: "SELECT idHash, csrf, created, seen FROM web_session WHERE user = ? AND seen >= ? AND created >= ? ORDER BY seen DESC, idHash LIMIT 1",
-                                             arguments: [user, (now - expiry.idle).timeIntervalSince1970, (now - expiry.absolute).timeIntervalSince1970])
+                                             arguments: [user, since.seen.timeIntervalSince1970, since.created.timeIntervalSince1970])
             else { return nil }
-            let created = Date(timeIntervalSince1970: row["created"])
-            let seen = Date(timeIntervalSince1970: row["seen"])
-            let moved = now.timeIntervalSince(seen) > 60
-            if moved {
+            let read = WebState.Session(user: user, csrf: row["csrf"], created: Date(timeIntervalSince1970: row["created"]),
+                                        seen: Date(timeIntervalSince1970: row["seen"])).read(at: now)
+            if read.touched {
                 let key: String = row["idHash"]
                 try db.execute(sql: "UPDATE web_session SET seen = ? WHERE idHash = ?", arguments: [now.timeIntervalSince1970, key])
             }
-            return WebState.Session(user: user, csrf: row["csrf"], created: created, seen: moved ? now : seen)
+            return read.session
         }
     }
 
@@ -303,8 +305,8 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
             guard let row = try Row.fetchOne(db, sql: "SELECT user, lastUsed, expires FROM web_token WHERE hash = ?", arguments: [hash]) else { return nil }
             let used: Double? = row["lastUsed"]
             let expires: Double? = row["expires"]
-            if let expires, now.timeIntervalSince1970 >= expires { return nil }
-            if used.map({ now.timeIntervalSince1970 - $0 > 60 }) ?? true {
+            guard WebState.tokenIsLive(expires: expires.map { Date(timeIntervalSince1970: $0) }, now: now) else { return nil }
+            if WebState.touches(last: used.map { Date(timeIntervalSince1970: $0) }, now: now) {
                 try db.execute(sql: "UPDATE web_token SET lastUsed = ? WHERE hash = ?", arguments: [now.timeIntervalSince1970, hash])
             }
             return row["user"]
@@ -347,7 +349,7 @@ package final class WebStateFile: WebStateStore, @unchecked Sendable {
         return try db.write { db -> String? in
             guard let row = try Row.fetchOne(db, sql: "SELECT name, lastUsed FROM web_service_token WHERE hash = ?", arguments: [hash]) else { return nil }
             let used: Double? = row["lastUsed"]
-            if used.map({ now.timeIntervalSince1970 - $0 > 60 }) ?? true {
+            if WebState.touches(last: used.map { Date(timeIntervalSince1970: $0) }, now: now) {
                 try db.execute(sql: "UPDATE web_service_token SET lastUsed = ? WHERE hash = ?", arguments: [now.timeIntervalSince1970, hash])
             }
             return row["name"]

@@ -95,5 +95,65 @@ final class WebStateTests: XCTestCase {
         XCTAssertNil(bytes.range(of: Data(made.token.utf8)), "the token itself is not stored")
         XCTAssertNotNil(bytes.range(of: Data(WebState.hash(made.token).utf8)), "its hash is")
     }
-}
+    /// Issue 39 item 6: the rules as values, checked without a store.
+    func testTheWebStateRulesAsPureFunctions() {
+        let expiry = WebState.Expiry()
+        XCTAssertTrue(expiry.isLive(created: now, seen: now, now: now + 2 * 3600), "idle exactly 2 h: still live")
+        XCTAssertFalse(expiry.isLive(created: now, seen: now, now: now + 2 * 3600 + 0.001), "idle past 2 h")
+        XCTAssertTrue(expiry.isLive(created: now, seen: now + 7 * 86400 - 60, now: now + 7 * 86400), "in use, 7 days old")
+        XCTAssertFalse(expiry.isLive(created: now, seen: now + 7 * 86400, now: now + 7 * 86400 + 1), "past 7 days however used")
+        let since = expiry.liveSince(now: now)
+        XCTAssertEqual(since.seen, now - 2 * 3600)
+        XCTAssertEqual(since.created, now - 7 * 86400)
+        XCTAssertTrue(WebState.touches(last: nil, now: now), "never used: written")
+        XCTAssertFalse(WebState.touches(last: now, now: now + 60))
+        XCTAssertTrue(WebState.touches(last: now, now: now + 60.5))
+        XCTAssertTrue(WebState.tokenIsLive(expires: nil, now: now + 3650 * 86400))
+        XCTAssertTrue(WebState.tokenIsLive(expires: now + 1, now: now))
+        XCTAssertFalse(WebState.tokenIsLive(expires: now, now: now), "refused from the instant it expires")
+        let session = WebState.Session(user: "a@example.org", csrf: "c", created: now, seen: now)
+        XCTAssertEqual(session.read(at: now + 30).touched, false)
+        XCTAssertEqual(session.read(at: now + 30).session.seen, now)
+        XCTAssertEqual(session.read(at: now + 61).touched, true)
+        XCTAssertEqual(session.read(at: now + 61).session.seen, now + 61)
+    }
 
+    /// The same rules kept by both stores on a stepped clock: a session's last use moves at most
+    /// once a minute, it ends after 2 idle hours or 7 days, and an ended one is gone for good.
+    func testBothStoresEndSessionsByTheSameRules() async throws {
+        for (kind, store) in try stores() {
+            let made = try await store.createSession(user: "alice@example.org", now: now)
+            let soon = try await store.session(id: made.id, now: now + 30)
+            XCTAssertEqual(soon?.seen, now, "not moved within a minute, \(kind)")
+            let later = try await store.session(id: made.id, now: now + 90)
+            XCTAssertEqual(later?.seen, now + 90, "moved after a minute, \(kind)")
+            // Used every hour, it lives until its seventh day ends.
+            var t = now + 90
+            while t + 3600 <= now + 7 * 86400 {
+                t += 3600
+                let live = try await store.session(id: made.id, now: t)
+                XCTAssertNotNil(live, "\(kind) at \(t.timeIntervalSince(now)) s")
+                if live == nil { break }
+            }
+            let old = try await store.session(id: made.id, now: now + 7 * 86400 + 1)
+            XCTAssertNil(old, "7 days: ended however used, \(kind)")
+            let again = try await store.session(id: made.id, now: now + 90)
+            XCTAssertNil(again, "an ended session is removed, not only refused, \(kind)")
+            // Idle: a second session, unused past 2 hours.
+            let idle = try await store.createSession(user: "alice@example.org", now: now)
+            let taken = try await store.session(id: idle.id, now: now + 2 * 3600)
+            XCTAssertNotNil(taken, kind)
+            let gone = try await store.session(id: idle.id, now: now + 4 * 3600 + 1)
+            XCTAssertNil(gone, kind)
+            // A token's last use, once a minute too.
+            let token = try await store.createToken(user: "alice@example.org", name: "t", expires: nil, now: now)
+            _ = try await store.tokenUser(token: token.token, now: now + 10)
+            _ = try await store.tokenUser(token: token.token, now: now + 40)
+            let first = try await store.tokens(user: "alice@example.org").first?.lastUsed
+            XCTAssertEqual(first, now + 10, kind)
+            _ = try await store.tokenUser(token: token.token, now: now + 71)
+            let moved = try await store.tokens(user: "alice@example.org").first?.lastUsed
+            XCTAssertEqual(moved, now + 71, kind)
+        }
+    }
+}
