@@ -178,7 +178,9 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ], resources: [.copy("Fixtures")]),
         .testTarget(name: "PassUpdateTests", dependencies: ["PassUpdate", "Updates"]),
-        .testTarget(name: "ConduitTests", dependencies: ["TestRandom", "Conduit", "MailMIME", "PassStore", "PassStoreSQLite", "Support", "WalletPass"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ConduitTests", dependencies: [
+            "TestRandom", "Conduit", "MailMIME", "PassStore", "PassStoreSQLite", "PassStorePostgres", "PostgresTestKit", "Support", "WalletPass",
+        ], resources: [.copy("Fixtures")]),
         .testTarget(name: "DeliveryFilterTests", dependencies: [
             "TestRandom", "DeliveryFilter", "Conduit", "PassStore", "PassStoreSQLite", "Support", "WalletPass", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

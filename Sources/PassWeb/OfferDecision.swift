@@ -34,22 +34,16 @@ enum OfferDecision {
         let bytes = try await library.offerBytes(offer.offerID)
         let verdict = opener.open(bytes)
         let record = PassRecordMapping.record(offer: offer, verdict: verdict, bytes: bytes).record
-        var state: LibraryState?
-        var stored: StoredPass?
-        if verdict.status != .invalid, let record {
-            state = try await library.contains(record)
-            if state == .update { stored = try await library.pass(record.id) }
-        }
-        switch Intake(.user(allowUntrusted: false)).decide(.init(verdict, record: record), state: state, stored: stored) {
-        case .refuse(_, let message, _):
-            return .refused(WebWords.forPeople(message))
-        case .nothing, .offer:
-            try await library.declineOffer(offer.offerID)
-            return .already
-        case .add, .replace:
-            guard let record else { return .refused("The offer cannot be read.") }
-            let storedPass = try await library.acceptOffer(offer.offerID, record: record, allowUntrusted: false)
-            return state == .update ? .updated(storedPass) : .added(storedPass)
+        let taking = PassTaking(library: library, intake: Intake(.user(allowUntrusted: false)))
+        let plan = try await taking.plan(verdict, record: record)
+        if case .refuse(_, let message, _) = plan.decision { return .refused(WebWords.forPeople(message)) }
+        switch try await taking.take(plan, offerID: offer.offerID) {
+        case .refused: return .refused("The offer cannot be read.")
+        case .already: return .already
+        case .added(let stored): return .added(stored)
+        case .updated(_, let stored):
+            guard let stored else { return .already }
+            return .updated(stored)
         }
     }
 }

@@ -606,7 +606,7 @@ struct WebPages {
 }
 
 /// An upload, scanned and added as `add --yes` would: off the request threads (the scanner's
-/// library calls block). The bytes are written once, to a private file the scanner maps; the
+/// library calls block). The bytes are scanned where they are, in memory (no file is written); the
 /// search stops when `seconds` have passed, and then nothing is changed.
 enum WebUpload {
     static func add(bytes: ArraySlice<UInt8>, name: String, setup: ConduitSetup, opener: PassOpener,
@@ -615,27 +615,20 @@ enum WebUpload {
                                       seconds: seconds, route: route, title: "Not added")
         if found.isEmpty && lines.isEmpty { lines.append(("\(name): no pass found in this file.", nil)) }
         var seen = Set<String>()
+        let taking = PassTaking(library: library, intake: Intake(.user(allowUntrusted: false)))
         for pass in found where seen.insert(pass.verdict.sha256).inserted {
             let title = pass.verdict.pass.map { "\($0.organizationName) · \($0.description)" } ?? name
-            var state: LibraryState?
-            var stored: StoredPass?
-            if pass.verdict.status != .invalid, let record = pass.record {
-                state = try Blocking.run { try await library.contains(record) }
-                if state == .update { stored = try Blocking.run { try await library.pass(record.id) } }
-            }
-            switch Intake(.user(allowUntrusted: false)).decide(.init(pass.verdict, record: pass.record), state: state, stored: stored) {
-            case .refuse(_, let message, _):
+            // The upload is the person's consent: what the policy allows is taken at once.
+            let plan = try Blocking.run { try await taking.plan(pass.verdict, record: pass.record) }
+            if case .refuse(_, let message, _) = plan.decision {
                 lines.append(("\(title): \(WebWords.forPeople(message))", nil))
-            case .nothing, .offer:
-                lines.append(("\(title): already in your library.", pass.verdict.sha256))
-            case .add:
-                guard let record = pass.record else { continue }
-                let s = try Blocking.run { try await library.add(record, allowUntrusted: false) }
-                lines.append(("\(title): added to your library.", s.sha256))
-            case .replace:
-                guard let record = pass.record else { continue }
-                _ = try Blocking.run { try await library.replace(with: record, allowUntrusted: false) }
-                lines.append(("\(title): updated in your library.", record.sha256))
+                continue
+            }
+            switch try Blocking.run({ try await taking.take(plan) }) {
+            case .refused: continue
+            case .already: lines.append(("\(title): already in your library.", pass.verdict.sha256))
+            case .added(let stored): lines.append(("\(title): added to your library.", stored.sha256))
+            case .updated(let sha256, _): lines.append(("\(title): updated in your library.", sha256))
             }
         }
         return lines
@@ -646,23 +639,15 @@ enum WebUpload {
     static func scan(bytes: ArraySlice<UInt8>, name: String, setup: ConduitSetup, opener: PassOpener,
                      library: (any PassLibraryBackend)?, seconds: TimeInterval, route: String,
                      title: String) throws -> (found: [FoundPass], lines: [(String, String?)]) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passconduit-upload-\(WebState.randomToken().prefix(16))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("upload")
-        let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        let failed: Int32? = fd < 0 ? errno : bytes.withUnsafeBytes { FileDescriptorIO.writeAll(fd, $0, zeroWrite: ENOSPC) }
-        if fd >= 0 { close(fd) }
-        if failed != nil {
-            throw WebProblem(.internalServerError, route: route, title: title, "The upload could not be kept for scanning; nothing was changed.")
-        }
         let clock = Deadline(seconds: seconds)
         var scanner = PassScanner(opener: opener, library: library, limits: setup.limits, sniffer: setup.sniffer())
         scanner.shouldStop = { clock.passed() }
         let inputs = InputScanner(scanner: scanner, workers: 1)
         var found: [FoundPass] = []
         var lines: [(String, String?)] = []
-        inputs.scan(file.path) { event in
+        // Found by content alone, as a file without a telling name is ("upload"); every pass and
+        // problem is then recorded under the name the person gave.
+        inputs.scan(bytes: bytes, name: "upload") { event in
             switch event {
             case .found(var pass):
                 pass.source.input = name

@@ -226,45 +226,36 @@ struct AddSession {
             let barcode = TerminalBarcodeView(terminal: context.terminal).lines(for: pass)
             if !barcode.isEmpty { print(barcode.joined(separator: "\n")) }
         }
-        // The stored version under the same id, for the team check and the list of changes.
-        var stored: StoredPass?
-        if found.library == .update, let record = found.record {
-            stored = try guarded { [library] in try await library.pass(record.id) }
-        }
-        switch Intake(.user(allowUntrusted: allowUntrusted, allowUnsigned: allowUnsigned)).decide(.init(found.verdict, record: found.record),
-                                                                     state: found.library, stored: stored) {
+        // The library's state as `current` read it, and the stored version under the same id
+        // (the team check, the list of changes), decided by the one intake policy.
+        let taking = PassTaking(library: library, intake: Intake(.user(allowUntrusted: allowUntrusted, allowUnsigned: allowUnsigned)),
+                                allowUntrusted: libraryConsent)
+        let verdict = found.verdict, record = found.record, state = found.library
+        let plan = try guarded { try await taking.plan(verdict, record: record, state: .some(state)) }
+        switch plan.decision {
         case .refuse(_, let message, _):
             print(TerminalText.line(message))
             refused = true
+            return
         case .nothing, .offer:
             // For the user's add, "nothing" is the same bytes already stored (offers are the filter's).
             print("Already in your library.")
-            if let offerID { try guarded { [library] in try await library.declineOffer(offerID) } }
+            if let offerID { _ = try guarded { try await taking.take(plan, offerID: offerID) } }
+            return
         case .add:
-            guard let record = found.record, try ask("Add to your library?") else { return }
-            if let offerID {
-                _ = try guarded { [library, libraryConsent] in try await library.acceptOffer(offerID, record: record, allowUntrusted: libraryConsent) }
-            } else {
-                // Another process (a second `add` of the same pass, the filter) may have stored
-                // these bytes since the scan: then this run added nothing and says so.
-                let added = try guarded { [library, libraryConsent] in try await library.addIfNew(record, allowUntrusted: libraryConsent) }
-                guard added != nil else {
-                    print("Already in your library.")
-                    return
-                }
-            }
-            print(context.terminal.green("Added") + " to your library.")
+            guard plan.record != nil, try ask("Add to your library?") else { return }
         case .replace:
-            guard let record = found.record else { return }
-            let changes = FieldChange.between(old: stored?.fields ?? [], new: record.fields, voids: record.voided && stored?.voided == false)
-            printChanges(changes)
+            guard plan.record != nil else { return }
+            printChanges(plan.changes)
             guard try ask("Update the pass in your library?", declined: "Not updated") else { return }
-            if let offerID {
-                _ = try guarded { [library, libraryConsent] in try await library.acceptOffer(offerID, record: record, allowUntrusted: libraryConsent) }
-            } else {
-                _ = try guarded { [library, libraryConsent] in try await library.replace(with: record, allowUntrusted: libraryConsent) }
-            }
-            print(context.terminal.green("Updated") + " in your library.")
+        }
+        // Another process (a second `add` of the same pass, the filter) may have stored these
+        // bytes since the scan: then this run changed nothing and says so.
+        switch try guarded({ try await taking.take(plan, offerID: offerID) }) {
+        case .added: print(context.terminal.green("Added") + " to your library.")
+        case .updated: print(context.terminal.green("Updated") + " in your library.")
+        case .already: print("Already in your library.")
+        case .refused: break
         }
     }
 
