@@ -8,7 +8,7 @@ enum LibrarySchema {
     /// another program's database and is never touched.
     static let applicationID: Int32 = 0x5043_4C42
     /// `PRAGMA user_version` after the newest migration this build knows.
-    static let userVersion: Int32 = 6
+    static let userVersion: Int32 = 7
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -33,6 +33,10 @@ enum LibrarySchema {
         migrator.registerMigration("v6-notices") { db in
             try db.execute(sql: v6)
             try raiseUserVersion(db, to: 6)
+        }
+        migrator.registerMigration("v7-notice-settings") { db in
+            try db.execute(sql: v7)
+            try raiseUserVersion(db, to: 7)
         }
         return migrator
     }
@@ -318,6 +322,20 @@ enum LibrarySchema {
             channel TEXT NOT NULL CHECK (channel IN ('mail', 'desktop', 'web')),
             sentAt REAL NOT NULL,
             PRIMARY KEY (notice, channel)
+        );
+        """
+
+    /// Issue 43 item 2: a library's own notice settings, chosen by its owner on the web Settings
+    /// page: at most one row (id 1); each NULL is "as the host's config says". Lead times in
+    /// minutes, 0 (no reminder) to two weeks.
+    static let v7 = """
+        CREATE TABLE notice_setting (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            enabled INTEGER CHECK (enabled IN (0, 1)),
+            boardingPassMinutes INTEGER CHECK (boardingPassMinutes BETWEEN 0 AND 20160),
+            eventTicketMinutes INTEGER CHECK (eventTicketMinutes BETWEEN 0 AND 20160),
+            otherMinutes INTEGER CHECK (otherMinutes BETWEEN 0 AND 20160),
+            updatedAt REAL NOT NULL
         );
         """
 }

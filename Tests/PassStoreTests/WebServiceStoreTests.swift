@@ -82,12 +82,12 @@ final class WebServiceStoreTests: XCTestCase {
         }
         // When this build opens it
         let library = try makeLibrary(dir)
-        // Then the old log is there, v2's tables work, v3 takes an unsigned pass, and the file says schema 6 (v4: share links, v6: notices)
+        // Then the old log is there, v2's tables work, v3 takes an unsigned pass, and the file says schema 7 (v4: share links, v6: notices, v7: notice settings)
         XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.decline])
         try library.add(Synthetic.record("1", version: 1))
         try library.add(Synthetic.record("2", status: .unsigned), allowUntrusted: true)
         XCTAssertEqual(try library.passes().map(\.status), [.valid, .unsigned])
-        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 6)
+        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 7)
         XCTAssertNoThrow(try library.deviceLibraryIdentifier())
     }
 }
