@@ -84,8 +84,10 @@ struct Notices: ParsableCommand {
         if settings.mail && to == nil && !quiet {
             Terminal.warn("notices: no address to mail them to: set mail-to in the [notices] section")
         }
-        let sender = NoticeSender(settings: settings, mailTo: to, publicURL: context.config.serve.publicURL)
-        let report = try LibraryCall.run { try await sender.round(library, now: Date()) }
+        var sender = NoticeSender(settings: settings, mailTo: to, publicURL: context.config.serve.publicURL)
+        sender.limits = context.limits.pass
+        let configured = sender
+        let report = try LibraryCall.run { try await configured.round(library, now: Date()) }
         return say(report, prefix: "", quiet: quiet)
     }
 
@@ -106,7 +108,9 @@ struct Notices: ParsableCommand {
             if address == nil && context.config.notices.mail {
                 Terminal.warn("notices: \(entry.user): not a mail address; its notices are not mailed")
             }
-            let sender = NoticeSender(settings: context.config.notices, mailTo: address, publicURL: context.config.serve.publicURL)
+            var sender = NoticeSender(settings: context.config.notices, mailTo: address, publicURL: context.config.serve.publicURL)
+            sender.limits = context.limits.pass
+            let configured = sender
             do {
                 let report = try Blocking.run {
                     var options = LibraryOptions()
@@ -114,7 +118,7 @@ struct Notices: ParsableCommand {
                     let library = try await LibraryRoot.open(server ? template : entry.location, options: options, create: false)
                     let report: NoticeSender.Report
                     do {
-                        report = try await sender.round(library, now: Date())
+                        report = try await configured.round(library, now: Date())
                     } catch {
                         await library.close()
                         throw error
@@ -134,6 +138,10 @@ struct Notices: ParsableCommand {
     /// Prints what a round did (problems always, on stderr); 75 when a notice stayed pending.
     static func say(_ report: NoticeSender.Report, prefix: String, quiet: Bool) -> ExitStatus {
         for failure in report.failures { Terminal.warn("notices: " + prefix + failure) }
+        if report.optedOut {
+            if !quiet { print(UpdateOutcomeText.sanitized(prefix + "notices are off for this library (its owner's choice in the web wallet's Settings).")) }
+            return .success
+        }
         if !quiet {
             let mail = report.sent[.mail] ?? 0, desktop = report.sent[.desktop] ?? 0
             print(UpdateOutcomeText.sanitized(prefix + "\(report.reminders) \(report.reminders == 1 ? "reminder" : "reminders") made, "

@@ -1,5 +1,6 @@
 import Foundation
 import PassStore
+import WalletPass
 
 /// One round of notices for one library (issue 43 item 2): records the reminders now due, then
 /// hands each notice that is due and not yet sent on a channel to that channel — each claimed in
@@ -16,6 +17,8 @@ package struct NoticeSender: Sendable {
     /// Runs a program with `input` on its standard input; its exit status (tests and the
     /// desktop channel use the same runner as mail).
     package var run: @Sendable (_ program: String, _ arguments: [String], _ input: [UInt8]) throws -> Int32 = NoticeSender.spawn
+    /// Limits for reading a pass's pass.json (its departure, event start and relevant dates).
+    package var limits = PassLimits()
     /// Most notices sent per channel in one round (the rest wait for the next).
     package var maxPerRound = 100
 
@@ -33,6 +36,8 @@ package struct NoticeSender: Sendable {
         package var held = 0
         /// One line per notice a channel could not send (it stays pending).
         package var failures: [String] = []
+        /// The library's owner switched notices off (or never on, with `[notices] opt-in`).
+        package var optedOut = false
 
         package init() {}
     }
@@ -40,7 +45,23 @@ package struct NoticeSender: Sendable {
     package func round(_ library: any PassLibraryBackend, now: Date) async throws -> Report {
         var report = Report()
         guard settings.enabled else { return report }
-        let reminders = NoticeRules.reminders(try await library.passes(), leadTimes: settings.leadTimes, now: now)
+        // The library's own choice (web Settings) over the host's: switched off, it is sent
+        // nothing and no reminder is made; its lead times over the config's.
+        let own = try await library.noticePreferences()
+        guard own.enabled ?? !settings.optIn else {
+            report.optedOut = true
+            return report
+        }
+        let leadTimes = own.leadTimes(over: settings.leadTimes)
+        let passes = try await library.passes()
+        // Each pass that could remind is read for its departure, event start and relevant dates.
+        var moments: [PassID: [Date]] = [:]
+        for pass in passes where !pass.voided && leadTimes.lead(for: pass.kind) != nil {
+            guard let bytes = try? await library.export(pass.id),
+                  let document = PassOpener.document(of: bytes, limits: limits) else { continue }
+            moments[pass.id] = NoticeMoments.moments(document, kind: pass.kind)
+        }
+        let reminders = NoticeRules.reminders(passes, moments: moments, leadTimes: leadTimes, now: now)
         report.reminders = try await library.recordReminders(reminders)
         var channels: [Notice.Channel] = []
         if settings.mail, let mailTo, NoticeSettings.isAddress(mailTo) { channels.append(.mail) }
@@ -82,6 +103,14 @@ package struct NoticeSender: Sendable {
             var mail = NoticeMail(to: mailTo, from: settings.mailFrom, publicURL: publicURL)
             mail.timeZone = calendar.timeZone
             let message = mail.message(notice, now: now)
+            if let smtp = settings.smtp {
+                do {
+                    try NoticeSMTP(server: smtp).send(message, from: settings.mailFrom, to: mailTo)
+                } catch let failure as NoticeSMTP.Failure {
+                    throw Failure(description: failure.description)
+                }
+                return
+            }
             let status: Int32
             do {
                 status = try run(settings.sendmail, ["-i", "--", mailTo], message)
