@@ -37,6 +37,14 @@ struct Notices: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --send: every library of this map (a gateway's mailboxes), each to its mailbox.", valueName: "template"))
     var libraryMap: String?
 
+    // The watcher `notices --send` starts for a desktop notification's "Open the card" action
+    // (NoticeWatch.swift): not for people, so not in --help.
+    @Option(name: .customLong("watch-notification"), help: .hidden)
+    var watchNotification: UInt32?
+
+    @Option(name: .customLong("open-pass"), help: .hidden)
+    var openPass: String?
+
     func validate() throws {
         if libraryMap != nil {
             if !send { throw ValidationError("--library-map goes with --send") }
@@ -46,6 +54,7 @@ struct Notices: ParsableCommand {
 
     func run() throws {
         try Self.exiting {
+            if let watchNotification, let openPass { return try Self.watch(watchNotification, open: openPass, global: global) }
             let context = try Context(global)
             if send {
                 guard context.config.notices.enabled else {
@@ -86,6 +95,7 @@ struct Notices: ParsableCommand {
         }
         var sender = NoticeSender(settings: settings, mailTo: to, publicURL: context.config.serve.publicURL)
         sender.limits = context.limits.pass
+        if settings.desktop { sender.desktopOpen = Self.openWatcher(context.options) }
         let configured = sender
         let report = try LibraryCall.run { try await configured.round(library, now: Date()) }
         return say(report, prefix: "", quiet: quiet)

@@ -14,9 +14,15 @@ package struct NoticeSender: Sendable {
     /// `[serve] public-url`, for the link to the pass's page.
     package var publicURL: String?
     package var calendar: Calendar = .current
-    /// Runs a program with `input` on its standard input; its exit status (tests and the
-    /// desktop channel use the same runner as mail).
+    /// Runs a program with `input` on its standard input; its exit status (`sendmail`).
     package var run: @Sendable (_ program: String, _ arguments: [String], _ input: [UInt8]) throws -> Int32 = NoticeSender.spawn
+    /// Called after a desktop notification that offers "Open the card" (its `default` action)
+    /// was shown, with its id and the pass's SHA-256: the CLI starts the watcher that opens the
+    /// card when the notification is clicked. Nil: the notification offers no action.
+    package var desktopOpen: (@Sendable (_ notification: UInt32, _ sha256: String) -> Void)?
+    /// Runs a program and returns its exit status and standard output (`gdbus call` answers
+    /// with the notification's id).
+    package var runForOutput: @Sendable (_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) = NoticeSender.spawnForOutput
     /// Limits for reading a pass's pass.json (its departure, event start and relevant dates).
     package var limits = PassLimits()
     /// Most notices sent per channel in one round (the rest wait for the next).
@@ -124,21 +130,52 @@ package struct NoticeSender: Sendable {
             // org.freedesktop.Notifications.Notify(app_name, replaces_id, app_icon, summary, body,
             // actions, hints, expire_timeout), by gdbus: no D-Bus library linked for one call. Each
             // argument is typed GVariant text, so no introspection of the service is needed.
+            // With a watcher to act on it, the `default` action (a click on the notification)
+            // opens the card; the id in gdbus's answer, "(uint32 7,)", names it to the watcher.
+            let sha = desktopOpen == nil ? nil : notice.pass?.sha256
             let arguments = ["call", "--session", "--dest", "org.freedesktop.Notifications",
                              "--object-path", "/org/freedesktop/Notifications",
                              "--method", "org.freedesktop.Notifications.Notify",
                              "'passconduit'", "uint32 0", "''", Self.gvariantString(words.subject), Self.gvariantString(body),
-                             "@as []", "@a{sv} {}", "int32 -1"]
-            let status: Int32
+                             sha == nil ? "@as []" : "@as ['default', 'Open the card']", "@a{sv} {}", "int32 -1"]
+            let answer: (status: Int32, output: String)
             do {
-                status = try run("gdbus", arguments, [])
+                answer = try runForOutput("gdbus", arguments)
             } catch {
                 throw Failure(description: "gdbus could not be started (\(error.localizedDescription))")
             }
-            guard status == 0 else { throw Failure(description: "gdbus failed (exit status \(status)): no notification service on the session bus?") }
+            guard answer.status == 0 else { throw Failure(description: "gdbus failed (exit status \(answer.status)): no notification service on the session bus?") }
+            if let sha, let desktopOpen, let id = Self.notificationID(answer.output) { desktopOpen(id, sha) }
         case .web:
             return
         }
+    }
+
+    /// The id in gdbus's answer to Notify: "(uint32 7,)".
+    static func notificationID(_ output: String) -> UInt32? {
+        guard let range = output.range(of: "uint32 ") else { return nil }
+        return UInt32(output[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// Runs `program` (looked up in PATH) with `arguments`, nothing on its input; waits for it
+    /// and returns its status and standard output (at most 64 KB are kept).
+    package static func spawnForOutput(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var output: [UInt8] = []
+        while true {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            if output.count < 65_536 { output += chunk.prefix(65_536 - output.count) }
+        }
+        process.waitUntilExit()
+        let status = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        return (status, String(decoding: output, as: UTF8.self))
     }
 
     /// A GVariant text literal of `text` (gdbus parses its arguments as GVariant text).
