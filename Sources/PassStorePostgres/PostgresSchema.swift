@@ -295,12 +295,15 @@ enum PostgresSchema {
 
     /// Issue 43 item 2: each library's own notice settings, chosen by its owner on the web
     /// Settings page, on its `library_user` row (which the web wallet's role may update and
-    /// row-level security already scopes); each NULL is "as the host's config says".
+    /// row-level security already scopes); each NULL is "as the host's config says". And a fourth
+    /// channel, `chat` (the chat bot's direct message).
     static let v7 = """
         ALTER TABLE passconduit.library_user
             ADD COLUMN notices_enabled boolean,
             ADD COLUMN notice_boarding_pass_minutes integer CHECK (notice_boarding_pass_minutes BETWEEN 0 AND 20160),
             ADD COLUMN notice_event_ticket_minutes integer CHECK (notice_event_ticket_minutes BETWEEN 0 AND 20160),
-            ADD COLUMN notice_other_minutes integer CHECK (notice_other_minutes BETWEEN 0 AND 20160)
+            ADD COLUMN notice_other_minutes integer CHECK (notice_other_minutes BETWEEN 0 AND 20160);
+        ALTER TABLE passconduit.notice_sent DROP CONSTRAINT notice_sent_channel_check,
+            ADD CONSTRAINT notice_sent_channel_check CHECK (channel IN ('mail', 'desktop', 'web', 'chat'))
         """
 }

@@ -327,7 +327,8 @@ enum LibrarySchema {
 
     /// Issue 43 item 2: a library's own notice settings, chosen by its owner on the web Settings
     /// page: at most one row (id 1); each NULL is "as the host's config says". Lead times in
-    /// minutes, 0 (no reminder) to two weeks.
+    /// minutes, 0 (no reminder) to two weeks. And a fourth channel, `chat` (the chat bot's direct
+    /// message): SQLite changes a CHECK only by making the table anew, rows and all.
     static let v7 = """
         CREATE TABLE notice_setting (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -337,5 +338,14 @@ enum LibrarySchema {
             otherMinutes INTEGER CHECK (otherMinutes BETWEEN 0 AND 20160),
             updatedAt REAL NOT NULL
         );
+        CREATE TABLE notice_sent_v7 (
+            notice INTEGER NOT NULL REFERENCES notice(id) ON DELETE CASCADE,
+            channel TEXT NOT NULL CHECK (channel IN ('mail', 'desktop', 'web', 'chat')),
+            sentAt REAL NOT NULL,
+            PRIMARY KEY (notice, channel)
+        );
+        INSERT INTO notice_sent_v7 (notice, channel, sentAt) SELECT notice, channel, sentAt FROM notice_sent;
+        DROP TABLE notice_sent;
+        ALTER TABLE notice_sent_v7 RENAME TO notice_sent;
         """
 }

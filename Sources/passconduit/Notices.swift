@@ -37,6 +37,12 @@ struct Notices: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --send: every library of this map (a gateway's mailboxes), each to its mailbox.", valueName: "template"))
     var libraryMap: String?
 
+    @Flag(name: .long, help: "With --send: hand the due notices to a chat bot instead of mail and desktop: each is claimed once for chat and written as a JSON line; the bot sends it.")
+    var chat = false
+
+    @Option(name: .long, help: ArgumentHelp("Give notice ID's chat claim back (the bot could not send it): the next --send --chat hands it out again.", valueName: "id"))
+    var release: Int64?
+
     // The watcher `notices --send` starts for a desktop notification's "Open the card" action
     // (NoticeWatch.swift): not for people, so not in --help.
     @Option(name: .customLong("watch-notification"), help: .hidden)
@@ -46,6 +52,9 @@ struct Notices: ParsableCommand {
     var openPass: String?
 
     func validate() throws {
+        if chat && !send { throw ValidationError("--chat goes with --send") }
+        if chat && libraryMap != nil { throw ValidationError("--chat takes one library (--library, --user), not --library-map") }
+        if release != nil && send { throw ValidationError("--release and --send exclude each other") }
         if libraryMap != nil {
             if !send { throw ValidationError("--library-map goes with --send") }
             if global.library != nil { throw ValidationError("--library and --library-map exclude each other") }
@@ -56,11 +65,17 @@ struct Notices: ParsableCommand {
         try Self.exiting {
             if let watchNotification, let openPass { return try Self.watch(watchNotification, open: openPass, global: global) }
             let context = try Context(global)
+            if let release {
+                let library = try context.library()
+                try LibraryCall.run { try await library.releaseNotice(release, channel: .chat) }
+                return .success
+            }
             if send {
                 guard context.config.notices.enabled else {
                     throw CLIError("notices are off: set enabled = true in the [notices] section of the config file", status: .configError)
                 }
                 if let libraryMap { return try Self.sendMap(libraryMap, context: context, quiet: false) }
+                if chat { return try Self.sendChat(context) }
                 return try Self.sendOwn(context, quiet: false)
             }
             let library = try context.library(reading: true)
@@ -99,6 +114,33 @@ struct Notices: ParsableCommand {
         let configured = sender
         let report = try LibraryCall.run { try await configured.round(library, now: Date()) }
         return say(report, prefix: "", quiet: quiet)
+    }
+
+    /// One round on the command's own library for a chat bot: each due notice is claimed for
+    /// chat and written to stdout as a JSON line (what `notices --json` writes, with the subject,
+    /// the pass's name and date and its SHA-256); the bot sends it and gives back, with
+    /// --release, one it could not send. Mail and desktop are left to their own runs.
+    static func sendChat(_ context: Context) throws -> ExitStatus {
+        let library = try context.library()
+        var settings = context.config.notices
+        settings.mail = false
+        settings.desktop = false
+        var sender = NoticeSender(settings: settings, mailTo: nil, publicURL: context.config.serve.publicURL)
+        sender.limits = context.limits.pass
+        sender.chat = { notice in
+            let words = NoticeWords(notice)
+            print(JSONOutput.object([
+                ("schema", .int(1)), ("notice", .int(notice.id)), ("kind", .string(notice.kind.rawValue)),
+                ("passTypeIdentifier", .string(notice.passID.passTypeIdentifier)), ("serialNumber", .string(notice.passID.serialNumber)),
+                ("text", .string(words.sentence)), ("subject", .string(words.subject)),
+                ("pass", words.passLine.map { .string($0) } ?? .null), ("date", words.dateLine.map { .string($0) } ?? .null),
+                ("sha256", notice.pass.map { .string($0.sha256) } ?? .null),
+                ("created", .date(notice.created)), ("due", .date(notice.due)), ("eventAt", .date(notice.eventAt)),
+            ]).line)
+        }
+        let configured = sender
+        let report = try LibraryCall.run { try await configured.round(library, now: Date()) }
+        return say(report, prefix: "", quiet: true)
     }
 
     /// One round on every library of the map, each mailed to its mailbox.

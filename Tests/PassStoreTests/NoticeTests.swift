@@ -148,6 +148,8 @@ final class NoticeTests: XCTestCase {
             XCTAssertEqual(sent, ["mail"], "\(f.kind)")
             let web = try await hosts[1].claimNotice(id, channel: .web)
             XCTAssertTrue(web, "\(f.kind): the web channel claims on its own")
+            let chat = try await hosts[0].claimNotice(id, channel: .chat)
+            XCTAssertTrue(chat, "\(f.kind): so does the chat bot's (schema 7)")
             try await hosts[1].releaseNotice(id, channel: .mail)
             let again = try await hosts[0].claimNotice(id, channel: .mail)
             XCTAssertTrue(again, "\(f.kind): a claim given back is won again")

@@ -23,6 +23,9 @@ package struct NoticeSender: Sendable {
     /// Runs a program and returns its exit status and standard output (`gdbus call` answers
     /// with the notification's id).
     package var runForOutput: @Sendable (_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) = NoticeSender.spawnForOutput
+    /// The chat channel: hands a notice to the chat bot that asked (`notices --send --chat`),
+    /// which sends it as a direct message. Nil: no chat channel.
+    package var chat: (@Sendable (Notice) throws -> Void)?
     /// Limits for reading a pass's pass.json (its departure, event start and relevant dates).
     package var limits = PassLimits()
     /// Most notices sent per channel in one round (the rest wait for the next).
@@ -72,6 +75,7 @@ package struct NoticeSender: Sendable {
         var channels: [Notice.Channel] = []
         if settings.mail, let mailTo, NoticeSettings.isAddress(mailTo) { channels.append(.mail) }
         if settings.desktop { channels.append(.desktop) }
+        if chat != nil { channels.append(.chat) }
         guard !channels.isEmpty else { return report }
         let notices = try await library.notices(since: now.addingTimeInterval(-NoticeRules.maxAge), limit: 1000)
             .filter { $0.due <= now && ($0.kind != .reminder || ($0.eventAt ?? now) > now) }
@@ -146,6 +150,8 @@ package struct NoticeSender: Sendable {
             }
             guard answer.status == 0 else { throw Failure(description: "gdbus failed (exit status \(answer.status)): no notification service on the session bus?") }
             if let sha, let desktopOpen, let id = Self.notificationID(answer.output) { desktopOpen(id, sha) }
+        case .chat:
+            try chat?(notice)
         case .web:
             return
         }
