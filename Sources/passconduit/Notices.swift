@@ -14,13 +14,16 @@ struct Notices: ParsableCommand {
         changed to B22"), and a voided pass, make a notice, recorded in the library with the \
         change (by update, the filter, add and the web wallet alike). With notices switched \
         on in the config ([notices] enabled = true), reminders are made too, before a pass's \
-        date (3 hours for a boarding pass, 24 for an event by default), and --send (and \
-        update, after its run) sends each notice that is due: by mail through sendmail to the \
-        library's owner ([notices] mail-to, or each mailbox of a map), and with [notices] \
-        desktop = true as a desktop notification. Each notice goes out at most once per way, \
-        however many hosts send; one that could not be sent stays pending for the next run. \
-        Quiet hours hold notices until they end. A notice mail carries no pass, barcode or \
-        token, and the filter and the milter pass it unscanned.
+        departure, event start or date (3 hours for a boarding pass, 24 for an event by \
+        default), and --send (and update, after its run) sends each notice that is due: by \
+        mail through sendmail, or to [notices] smtp, to the library's owner ([notices] \
+        mail-to, or each mailbox of a map), and with [notices] desktop = true as a desktop \
+        notification that opens the card when clicked. --chat hands them to a chat bot \
+        instead. Each library's owner may switch notices off, and set their own lead times, on \
+        the web wallet's Settings page. Each notice goes out at most once per way, however \
+        many hosts send; one that could not be sent stays pending for the next run. Quiet \
+        hours hold notices until they end. A notice mail carries no pass, barcode or token, \
+        and the filter and the milter pass it unscanned.
 
         Examples:
           passconduit notices
