@@ -157,8 +157,9 @@ extension WebPages {
         }
         let own = try await library.noticePreferences()
         let on = own.enabled ?? !host.optIn
+        let ways = [host.mail ? "by mail" : nil, host.desktop ? "on the desktop" : nil].compactMap { $0 }.joined(separator: " and ")
         h += "<p>When an issuer changes one of your passes (“Gate changed to B22”) or voids it, and before a pass's time, "
-            + "you are told by mail\(host.desktop ? " and on the desktop" : ""). "
+            + "you are told\(ways.isEmpty ? "" : " " + ways). "
             + "Notices are <strong>\(on ? "on" : "off")</strong> for your library.</p>\n"
         h += "<form method=\"post\" action=\"/settings/notices\" class=\"search\">\n"
             + "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">\n"
