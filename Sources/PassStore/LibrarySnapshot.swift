@@ -26,6 +26,39 @@ package struct LibrarySnapshot: Sendable, Equatable {
         }
     }
 
+    /// A notice as the library keeps it, with the channels that claimed it and when.
+    package struct NoticeRow: Sendable, Equatable {
+        package var id: Int64
+        package var passID: PassID
+        package var kind: Notice.Kind
+        package var text: String
+        package var due: Date
+        package var eventAt: Date?
+        package var created: Date
+        /// (channel, when it claimed the notice), by channel.
+        package var sent: [Sent]
+
+        package struct Sent: Sendable, Equatable {
+            package var channel: String
+            package var at: Date
+            package init(channel: String, at: Date) {
+                self.channel = channel
+                self.at = at
+            }
+        }
+
+        package init(id: Int64, passID: PassID, kind: Notice.Kind, text: String, due: Date, eventAt: Date?, created: Date, sent: [Sent]) {
+            self.id = id
+            self.passID = passID
+            self.kind = kind
+            self.text = text
+            self.due = due
+            self.eventAt = eventAt
+            self.created = created
+            self.sent = sent
+        }
+    }
+
     /// Current passes, by id (type, then serial).
     package var passes: [StoredPass] = []
     /// Earlier versions, oldest first per pass (the order `revert` walks back through).
@@ -43,6 +76,11 @@ package struct LibrarySnapshot: Sendable, Equatable {
     /// entries included), so the copy never gives one of them again.
     package var lastOfferID: Int64 = 0
     package var lastSequence: Int64 = 0
+    /// The notices (issue 43) by id, with their claims, so a copy sends nothing twice; the
+    /// highest notice id ever given; the library's own notice settings.
+    package var notices: [NoticeRow] = []
+    package var lastNoticeID: Int64 = 0
+    package var noticePreferences = NoticePreferences()
 
     package init() {}
 
@@ -72,6 +110,8 @@ package struct LibrarySnapshot: Sendable, Equatable {
         s.webServiceStates.sort { ($0.id.passTypeIdentifier, $0.id.serialNumber) < ($1.id.passTypeIdentifier, $1.id.serialNumber) }
         s.registrations.sort { ($0.id.passTypeIdentifier, $0.id.serialNumber) < ($1.id.passTypeIdentifier, $1.id.serialNumber) }
         s.tags.sort { ($0.webServiceURL, $0.passTypeIdentifier) < ($1.webServiceURL, $1.passTypeIdentifier) }
+        s.notices.sort { $0.id < $1.id }
+        for index in s.notices.indices { s.notices[index].sent.sort { $0.channel < $1.channel } }
         return s
     }
 
@@ -89,6 +129,9 @@ package struct LibrarySnapshot: Sendable, Equatable {
         if a.tags != b.tags { out.append("update tags") }
         if a.deviceLibraryIdentifier != b.deviceLibraryIdentifier { out.append("device library identifier") }
         if a.lastOfferID != b.lastOfferID || a.lastSequence != b.lastSequence { out.append("offer and sequence counters") }
+        if a.notices != b.notices { out.append("notices (\(a.notices.count) vs \(b.notices.count))") }
+        if a.lastNoticeID != b.lastNoticeID { out.append("notice counter") }
+        if a.noticePreferences != b.noticePreferences { out.append("notice settings") }
         return out
     }
 }

@@ -58,9 +58,9 @@ package struct Notice: Sendable, Equatable {
         }
     }
 
-    /// The channels a notice is claimed by.
+    /// The channels a notice is claimed by (`chat`: a chat bot's direct message to the owner).
     package enum Channel: String, Sendable, CaseIterable {
-        case mail, desktop, web
+        case mail, desktop, web, chat
     }
 
     /// Longest notice text kept, in characters: a change message is a line, not a letter (an

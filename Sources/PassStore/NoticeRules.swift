@@ -19,15 +19,19 @@ package enum NoticeRules {
         }
     }
 
-    /// The reminders due at `now`: one for each pass that is not voided, has a relevant date
-    /// still ahead and a lead time for its style, once `now` is within that lead time. The
-    /// library records each once per (pass, event time), so asking again makes none twice; a
-    /// date moved by an update is a new event time and reminds again.
-    package static func reminders(_ passes: [StoredPass], leadTimes: LeadTimes, now: Date) -> [NoticeDraft] {
+    /// The reminders due at `now`: one for each pass that is not voided, has a moment still
+    /// ahead and a lead time for its style, once `now` is within that lead time of the next such
+    /// moment. A pass's moments are `moments[pass.id]` (its departure, its event's start, its
+    /// relevant dates: `NoticeMoments`), else its relevant date. The library records each once
+    /// per (pass, event time), so asking again makes none twice; a time moved by an update is a
+    /// new event time and reminds again. Only the next moment counts, however many a pass has.
+    package static func reminders(_ passes: [StoredPass], moments: [PassID: [Date]] = [:], leadTimes: LeadTimes,
+                                  now: Date) -> [NoticeDraft] {
         passes.compactMap { pass in
-            guard !pass.voided, let event = pass.relevantDate, event > now,
-                  let lead = leadTimes.lead(for: pass.kind) else { return nil }
+            guard !pass.voided, let lead = leadTimes.lead(for: pass.kind) else { return nil }
             if let expires = pass.expirationDate, expires <= now { return nil }
+            let dates = moments[pass.id] ?? pass.relevantDate.map { [$0] } ?? []
+            guard let event = dates.filter({ $0 > now }).min() else { return nil }
             let due = event.addingTimeInterval(-lead)
             guard now >= due else { return nil }
             return NoticeDraft(passID: pass.id, kind: .reminder, text: "", due: due, eventAt: event)

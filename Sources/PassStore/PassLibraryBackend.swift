@@ -78,6 +78,11 @@ package protocol PassLibraryBackend: AnyObject, Sendable {
     /// Gives a claim back after the channel could not send (a failing `sendmail`), so the next
     /// run tries again.
     func releaseNotice(_ id: Int64, channel: Notice.Channel) async throws
+    /// This library's own notice settings (all nil until its owner chose on the Settings page).
+    func noticePreferences() async throws -> NoticePreferences
+    /// Keeps `preferences` as this library's notice settings (a lead time beyond
+    /// `NoticePreferences.maxMinutes` is `refused`).
+    func setNoticePreferences(_ preferences: NoticePreferences) async throws
 
     // The change log
     func changes(after sequence: Int64, limit: Int) async throws -> [ChangeEntry]

@@ -64,4 +64,29 @@ extension PostgresLibrary {
                              [tx.user, id, channel.rawValue])
         }
     }
+
+    package func noticePreferences() async throws -> NoticePreferences {
+        try await read("notice settings") { tx in
+            guard let row = try await tx.rows("""
+                SELECT notices_enabled, notice_boarding_pass_minutes, notice_event_ticket_minutes, notice_other_minutes
+                FROM passconduit.library_user WHERE name = $1
+                """, [tx.user]).first else { return NoticePreferences() }
+            let (enabled, boarding, event, other) = try row.decode((Bool?, Int32?, Int32?, Int32?).self)
+            return NoticePreferences(enabled: enabled, boardingPassMinutes: boarding.map(Int.init),
+                                     eventTicketMinutes: event.map(Int.init), otherMinutes: other.map(Int.init))
+        }
+    }
+
+    package func setNoticePreferences(_ preferences: NoticePreferences) async throws {
+        guard preferences.isValid else {
+            throw LibraryError(.refused, "a notice lead time is 0 to \(NoticePreferences.maxMinutes) minutes")
+        }
+        try await write("notice settings") { tx in
+            try await tx.run("""
+                UPDATE passconduit.library_user SET notices_enabled = $2, notice_boarding_pass_minutes = $3,
+                    notice_event_ticket_minutes = $4, notice_other_minutes = $5 WHERE name = $1
+                """, [tx.user, preferences.enabled, preferences.boardingPassMinutes.map(Int32.init),
+                      preferences.eventTicketMinutes.map(Int32.init), preferences.otherMinutes.map(Int32.init)])
+        }
+    }
 }

@@ -61,6 +61,31 @@ extension PostgresLibrary {
             s.deviceLibraryIdentifier = device
             s.lastSequence = lastSequence
             s.lastOfferID = lastOffer
+            var claims: [Int64: [LibrarySnapshot.NoticeRow.Sent]] = [:]
+            for row in try await tx.rows(#"SELECT notice, channel, sent_at FROM passconduit.notice_sent WHERE "user" = $1 ORDER BY notice, channel"#, [tx.user]) {
+                let (notice, channel, at) = try row.decode((Int64, String, Double).self)
+                claims[notice, default: []].append(.init(channel: channel, at: Date(timeIntervalSince1970: at)))
+            }
+            s.notices = try await tx.rows("""
+                SELECT id, pass_type_identifier, serial_number, kind, text, due_at, event_at, created_at
+                FROM passconduit.notice WHERE "user" = $1 ORDER BY id
+                """, [tx.user]).map { row in
+                let (id, type, serial, kindText, text, due, event, created) =
+                    try row.decode((Int64, String, String, String, String, Double, Double?, Double).self)
+                guard let kind = Notice.Kind(rawValue: kindText) else {
+                    throw LibraryError(.notALibrary, "the notices hold an unknown kind “\(kindText)”", path: location)
+                }
+                return LibrarySnapshot.NoticeRow(id: id, passID: PassID(passTypeIdentifier: type, serialNumber: serial), kind: kind, text: text,
+                                                 due: Date(timeIntervalSince1970: due), eventAt: event.map(Date.init(timeIntervalSince1970:)),
+                                                 created: Date(timeIntervalSince1970: created), sent: claims[id] ?? [])
+            }
+            let (lastNotice, enabled, boarding, eventMinutes, other) = try await tx.rows("""
+                SELECT last_notice, notices_enabled, notice_boarding_pass_minutes, notice_event_ticket_minutes, notice_other_minutes
+                FROM passconduit.library_user WHERE name = $1
+                """, [tx.user])[0].decode((Int64, Bool?, Int32?, Int32?, Int32?).self)
+            s.lastNoticeID = lastNotice
+            s.noticePreferences = NoticePreferences(enabled: enabled, boardingPassMinutes: boarding.map(Int.init),
+                                                    eventTicketMinutes: eventMinutes.map(Int.init), otherMinutes: other.map(Int.init))
             return s
         }
     }
@@ -69,6 +94,7 @@ extension PostgresLibrary {
         let location = self.location, now = options.now
         let rows = s.passes.count + s.versions.count + s.offers.count + s.changes.reduce(0) { $0 + 1 + $1.changes.count }
             + s.webServiceStates.count + s.registrations.count + s.tags.count + s.blobs.count
+            + s.notices.reduce(0) { $0 + 1 + $1.sent.count }
         let allowance = Self.copyAllowance(rows: rows, bytes: s.blobs.values.reduce(0) { $0 + $1.count })
         try await write("copy", extra: allowance) { tx in
             let held = try await tx.rows("""
@@ -131,6 +157,24 @@ extension PostgresLibrary {
                     ON CONFLICT DO NOTHING
                     """, [tx.user, t.webServiceURL, t.passTypeIdentifier, t.tag])
             }
+            for n in s.notices {
+                try await tx.run("""
+                    INSERT INTO passconduit.notice ("user", id, pass_type_identifier, serial_number, kind, text, due_at, event_at, created_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                    """, [tx.user, n.id, n.passID.passTypeIdentifier, n.passID.serialNumber, n.kind.rawValue, n.text,
+                          n.due.timeIntervalSince1970, n.eventAt?.timeIntervalSince1970, n.created.timeIntervalSince1970])
+                for claim in n.sent {
+                    try await tx.run(#"INSERT INTO passconduit.notice_sent ("user", notice, channel, sent_at) VALUES ($1, $2, $3, $4)"#,
+                                     [tx.user, n.id, claim.channel, claim.at.timeIntervalSince1970])
+                }
+            }
+            let p = s.noticePreferences
+            try await tx.run("""
+                UPDATE passconduit.library_user SET last_notice = greatest(last_notice, $2), notices_enabled = $3,
+                  notice_boarding_pass_minutes = $4, notice_event_ticket_minutes = $5, notice_other_minutes = $6
+                WHERE name = $1
+                """, [tx.user, max(s.lastNoticeID, s.notices.map(\.id).max() ?? 0), p.enabled, p.boardingPassMinutes.map(Int32.init),
+                      p.eventTicketMinutes.map(Int32.init), p.otherMinutes.map(Int32.init)])
             // The counters continue from the copied log and offers, so numbers are never reused.
             try await tx.run("""
                 UPDATE passconduit.library_user SET last_sequence = greatest(last_sequence, $2), last_offer = greatest(last_offer, $3),

@@ -20,6 +20,7 @@ enum PostgresSchema {
         (4, "v4-share-links", v4),
         (5, "v5-chat-provenance", v5),
         (6, "v6-notices", v6),
+        (7, "v7-notice-settings", v7),
     ]
 
     /// The highest version this build knows. Versions need not be contiguous (5, chat
@@ -290,5 +291,19 @@ enum PostgresSchema {
         CREATE POLICY library_scope ON passconduit.notice USING ("user" = current_setting('passconduit.user', true));
         ALTER TABLE passconduit.notice_sent ENABLE ROW LEVEL SECURITY;
         CREATE POLICY library_scope ON passconduit.notice_sent USING ("user" = current_setting('passconduit.user', true))
+        """
+
+    /// Issue 43 item 2: each library's own notice settings, chosen by its owner on the web
+    /// Settings page, on its `library_user` row (which the web wallet's role may update and
+    /// row-level security already scopes); each NULL is "as the host's config says". And a fourth
+    /// channel, `chat` (the chat bot's direct message).
+    static let v7 = """
+        ALTER TABLE passconduit.library_user
+            ADD COLUMN notices_enabled boolean,
+            ADD COLUMN notice_boarding_pass_minutes integer CHECK (notice_boarding_pass_minutes BETWEEN 0 AND 20160),
+            ADD COLUMN notice_event_ticket_minutes integer CHECK (notice_event_ticket_minutes BETWEEN 0 AND 20160),
+            ADD COLUMN notice_other_minutes integer CHECK (notice_other_minutes BETWEEN 0 AND 20160);
+        ALTER TABLE passconduit.notice_sent DROP CONSTRAINT notice_sent_channel_check,
+            ADD CONSTRAINT notice_sent_channel_check CHECK (channel IN ('mail', 'desktop', 'web', 'chat'))
         """
 }

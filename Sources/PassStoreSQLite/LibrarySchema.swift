@@ -8,7 +8,7 @@ enum LibrarySchema {
     /// another program's database and is never touched.
     static let applicationID: Int32 = 0x5043_4C42
     /// `PRAGMA user_version` after the newest migration this build knows.
-    static let userVersion: Int32 = 6
+    static let userVersion: Int32 = 7
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -33,6 +33,10 @@ enum LibrarySchema {
         migrator.registerMigration("v6-notices") { db in
             try db.execute(sql: v6)
             try raiseUserVersion(db, to: 6)
+        }
+        migrator.registerMigration("v7-notice-settings") { db in
+            try db.execute(sql: v7)
+            try raiseUserVersion(db, to: 7)
         }
         return migrator
     }
@@ -319,5 +323,29 @@ enum LibrarySchema {
             sentAt REAL NOT NULL,
             PRIMARY KEY (notice, channel)
         );
+        """
+
+    /// Issue 43 item 2: a library's own notice settings, chosen by its owner on the web Settings
+    /// page: at most one row (id 1); each NULL is "as the host's config says". Lead times in
+    /// minutes, 0 (no reminder) to two weeks. And a fourth channel, `chat` (the chat bot's direct
+    /// message): SQLite changes a CHECK only by making the table anew, rows and all.
+    static let v7 = """
+        CREATE TABLE notice_setting (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            enabled INTEGER CHECK (enabled IN (0, 1)),
+            boardingPassMinutes INTEGER CHECK (boardingPassMinutes BETWEEN 0 AND 20160),
+            eventTicketMinutes INTEGER CHECK (eventTicketMinutes BETWEEN 0 AND 20160),
+            otherMinutes INTEGER CHECK (otherMinutes BETWEEN 0 AND 20160),
+            updatedAt REAL NOT NULL
+        );
+        CREATE TABLE notice_sent_v7 (
+            notice INTEGER NOT NULL REFERENCES notice(id) ON DELETE CASCADE,
+            channel TEXT NOT NULL CHECK (channel IN ('mail', 'desktop', 'web', 'chat')),
+            sentAt REAL NOT NULL,
+            PRIMARY KEY (notice, channel)
+        );
+        INSERT INTO notice_sent_v7 (notice, channel, sentAt) SELECT notice, channel, sentAt FROM notice_sent;
+        DROP TABLE notice_sent;
+        ALTER TABLE notice_sent_v7 RENAME TO notice_sent;
         """
 }

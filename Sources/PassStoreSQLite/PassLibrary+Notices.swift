@@ -60,4 +60,31 @@ extension PassLibrary {
             try db.execute(sql: "DELETE FROM notice_sent WHERE notice = ? AND channel = ?", arguments: [id, channel.rawValue])
         }
     }
+
+    package func noticePreferences() throws -> NoticePreferences {
+        try read("notice settings") { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT enabled, boardingPassMinutes, eventTicketMinutes, otherMinutes FROM notice_setting WHERE id = 1
+                """) else { return NoticePreferences() }
+            let enabled: Int? = row["enabled"]
+            return NoticePreferences(enabled: enabled.map { $0 != 0 }, boardingPassMinutes: row["boardingPassMinutes"],
+                                     eventTicketMinutes: row["eventTicketMinutes"], otherMinutes: row["otherMinutes"])
+        }
+    }
+
+    package func setNoticePreferences(_ preferences: NoticePreferences) throws {
+        guard preferences.isValid else {
+            throw LibraryError(.refused, "a notice lead time is 0 to \(NoticePreferences.maxMinutes) minutes", path: path)
+        }
+        let now = options.now().timeIntervalSince1970
+        try write("notice settings") { db in
+            try db.execute(sql: """
+                INSERT INTO notice_setting (id, enabled, boardingPassMinutes, eventTicketMinutes, otherMinutes, updatedAt)
+                VALUES (1, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled, boardingPassMinutes = excluded.boardingPassMinutes,
+                    eventTicketMinutes = excluded.eventTicketMinutes, otherMinutes = excluded.otherMinutes, updatedAt = excluded.updatedAt
+                """, arguments: [preferences.enabled.map { $0 ? 1 : 0 }, preferences.boardingPassMinutes,
+                                 preferences.eventTicketMinutes, preferences.otherMinutes, now])
+        }
+    }
 }

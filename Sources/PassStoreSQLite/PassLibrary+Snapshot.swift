@@ -62,6 +62,30 @@ extension PassLibrary {
             // AUTOINCREMENT's memory: the highest id ever given, even when that row is gone.
             s.lastOfferID = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'offer'") ?? 0
             s.lastSequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+            var claims: [Int64: [LibrarySnapshot.NoticeRow.Sent]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT notice, channel, sentAt FROM notice_sent ORDER BY notice, channel") {
+                claims[row["notice"], default: []].append(.init(channel: row["channel"], at: Date(timeIntervalSince1970: row["sentAt"])))
+            }
+            s.notices = try Row.fetchAll(db, sql: """
+                SELECT id, passTypeIdentifier, serialNumber, kind, text, dueAt, eventAt, createdAt FROM notice ORDER BY id
+                """).map { row in
+                let kindText: String = row["kind"]
+                guard let kind = Notice.Kind(rawValue: kindText) else {
+                    throw LibraryError(.notALibrary, "the notices hold an unknown kind “\(kindText)”", path: path)
+                }
+                let event: Double? = row["eventAt"]
+                return LibrarySnapshot.NoticeRow(
+                    id: row["id"], passID: PassID(passTypeIdentifier: row["passTypeIdentifier"], serialNumber: row["serialNumber"]),
+                    kind: kind, text: row["text"], due: Date(timeIntervalSince1970: row["dueAt"]),
+                    eventAt: event.map(Date.init(timeIntervalSince1970:)), created: Date(timeIntervalSince1970: row["createdAt"]),
+                    sent: claims[row["id"]] ?? [])
+            }
+            s.lastNoticeID = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'notice'") ?? 0
+            if let row = try Row.fetchOne(db, sql: "SELECT enabled, boardingPassMinutes, eventTicketMinutes, otherMinutes FROM notice_setting WHERE id = 1") {
+                let enabled: Int? = row["enabled"]
+                s.noticePreferences = NoticePreferences(enabled: enabled.map { $0 != 0 }, boardingPassMinutes: row["boardingPassMinutes"],
+                                                        eventTicketMinutes: row["eventTicketMinutes"], otherMinutes: row["otherMinutes"])
+            }
             return s
         }
     }
@@ -72,7 +96,7 @@ extension PassLibrary {
         try write("copy") { db in
             let held = try Int.fetchOne(db, sql: """
                 SELECT (SELECT count(*) FROM pass) + (SELECT count(*) FROM offer) + (SELECT count(*) FROM change_log)
-                  + (SELECT count(*) FROM pass_version) + (SELECT count(*) FROM web_service_state)
+                  + (SELECT count(*) FROM pass_version) + (SELECT count(*) FROM web_service_state) + (SELECT count(*) FROM notice)
                 """) ?? 0
             guard held == 0 else {
                 throw LibraryError(.exists, "copy: the library already holds other passes, offers or changes; copy only into an empty one",
@@ -123,8 +147,27 @@ extension PassLibrary {
                 try db.execute(sql: "INSERT OR REPLACE INTO web_service_tag (webServiceURL, passTypeIdentifier, tag) VALUES (?, ?, ?)",
                                arguments: [t.webServiceURL, t.passTypeIdentifier, t.tag])
             }
+            for n in s.notices {
+                try db.execute(sql: """
+                    INSERT INTO notice (id, passTypeIdentifier, serialNumber, kind, text, dueAt, eventAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [n.id, n.passID.passTypeIdentifier, n.passID.serialNumber, n.kind.rawValue, n.text,
+                                     n.due.timeIntervalSince1970, n.eventAt?.timeIntervalSince1970, n.created.timeIntervalSince1970])
+                for claim in n.sent {
+                    try db.execute(sql: "INSERT INTO notice_sent (notice, channel, sentAt) VALUES (?, ?, ?)",
+                                   arguments: [n.id, claim.channel, claim.at.timeIntervalSince1970])
+                }
+            }
+            if s.noticePreferences != NoticePreferences() {
+                let p = s.noticePreferences
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO notice_setting (id, enabled, boardingPassMinutes, eventTicketMinutes, otherMinutes, updatedAt)
+                    VALUES (1, ?, ?, ?, ?, ?)
+                    """, arguments: [p.enabled.map { $0 ? 1 : 0 }, p.boardingPassMinutes, p.eventTicketMinutes, p.otherMinutes,
+                                     options.now().timeIntervalSince1970])
+            }
             for (table, last) in [("offer", max(s.lastOfferID, s.offers.map(\.offerID).max() ?? 0)),
-                                  ("change_log", max(s.lastSequence, s.changes.map(\.sequence).max() ?? 0))] where last > 0 {
+                                  ("change_log", max(s.lastSequence, s.changes.map(\.sequence).max() ?? 0)),
+                                  ("notice", max(s.lastNoticeID, s.notices.map(\.id).max() ?? 0))] where last > 0 {
                 try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [table])
                 try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [table, last])
             }

@@ -37,6 +37,9 @@ package struct WebConfiguration: Sendable {
     /// pass (the composition root owns the PassKit web-service client), answered with `update`'s
     /// sentence. Nil: no button.
     package var checkForUpdate: (@Sendable (_ library: any PassLibraryBackend, _ id: PassID) async throws -> String)?
+    /// `[notices]` of the config: whether this host sends notices, and the lead times a library
+    /// gets unless its owner sets its own on the Settings page.
+    package var notices = NoticeSettings()
     /// At most this many connections at once; more wait in the listen queue. A thousand idle
     /// ones still leave room for a real request.
     package var maxConnections = 1536

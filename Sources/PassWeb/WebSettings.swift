@@ -5,8 +5,8 @@ import Hummingbird
 import PassStore
 import Support
 
-/// `/settings`: the calendar subscription (create, renew, revoke) and the API tokens (create
-/// with a name, list, revoke). A new secret is shown once, on the page that answers its
+/// `/settings`: the calendar subscription (create, renew, revoke), notices (on or off for this
+/// library, and their lead times) and the API tokens (create with a name, list, revoke). A new secret is shown once, on the page that answers its
 /// creation; only its SHA-256 is kept. Every change is a POST carrying the session's form token
 /// (checked with the Origin in `WebApp.route`, as for every form); GET changes nothing.
 extension WebPages {
@@ -64,6 +64,8 @@ extension WebPages {
 
             """
             return Answer(route: "/settings/tokens", response: try await settingsPage(request, notice: notice, title: "API token made"))
+        case 2 where !get && segments[1] == "notices":
+            return Answer(route: "/settings/notices", response: try await saveNotices(request, form: form))
         case 4 where !get && segments[1] == "tokens" && segments[3] == "revoke":
             guard try await state.revokeToken(user: user, id: String(segments[2])) else {
                 throw WebProblem(.notFound, route: "/settings/tokens/{id}/revoke", title: "Not found", "You have no such API token.")
@@ -105,6 +107,7 @@ extension WebPages {
         }
         h += "</section>\n"
 
+        h += try await noticesSection()
         h += "<section aria-labelledby=\"tokens\"><h2 id=\"tokens\">API tokens</h2>\n"
         h += "<p>A chat bridge or a script reaches your passes through the JSON API (<code>/api/v1/passes</code>) with a token. Each token is shown once, when it is made.</p>\n"
         let tokens = try await state.tokens(user: user)
@@ -132,6 +135,80 @@ extension WebPages {
 
         """
         return page(title, body: h, status: status)
+    }
+}
+
+extension WebPages {
+    /// The form's lead-time fields: name, label, the pass styles whose config default it shows.
+    static let noticeLeadFields: [(name: String, label: String, kind: String)] = [
+        ("boarding-pass", "Before a flight or other departure", "boardingPass"),
+        ("event", "Before an event starts", "eventTicket"),
+        ("other", "Before any other pass's date", "generic"),
+    ]
+
+    /// "Notices" (issue 43 item 2): this library's own switch and lead times, kept in the
+    /// library and read by `notices --send`; the host's `[notices]` values are the defaults.
+    func noticesSection() async throws -> String {
+        let host = app.config.notices
+        var h = "<section aria-labelledby=\"notices\"><h2 id=\"notices\">Notices</h2>\n"
+        guard host.enabled else {
+            h += "<p>This wallet's host sends no notices of gate changes or coming dates.</p>\n</section>\n"
+            return h
+        }
+        let own = try await library.noticePreferences()
+        let on = own.enabled ?? !host.optIn
+        let ways = [host.mail ? "by mail" : nil, host.desktop ? "on the desktop" : nil].compactMap { $0 }.joined(separator: " and ")
+        h += "<p>When an issuer changes one of your passes (“Gate changed to B22”) or voids it, and before a pass's time, "
+            + "you are told\(ways.isEmpty ? "" : " " + ways). "
+            + "Notices are <strong>\(on ? "on" : "off")</strong> for your library.</p>\n"
+        h += "<form method=\"post\" action=\"/settings/notices\" class=\"search\">\n"
+            + "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">\n"
+            + "<label><input type=\"checkbox\" name=\"enabled\" value=\"on\"\(on ? " checked" : "")> Send me notices</label>\n"
+        for field in Self.noticeLeadFields {
+            let mine: Int? = switch field.name {
+            case "boarding-pass": own.boardingPassMinutes
+            case "event": own.eventTicketMinutes
+            default: own.otherMinutes
+            }
+            let fallback = Int((host.leadTimes.byKind[field.kind] ?? 0) / 60)
+            h += "<label>\(field.label), minutes (0: no reminder; empty: \(fallback)) "
+                + "<input name=\"\(field.name)\" type=\"number\" min=\"0\" max=\"\(NoticePreferences.maxMinutes)\" step=\"1\" "
+                + "placeholder=\"\(fallback)\" value=\"\(mine.map(String.init) ?? "")\"></label>\n"
+        }
+        h += "<button type=\"submit\">Save notice settings</button>\n</form>\n</section>\n"
+        return h
+    }
+
+    /// POST /settings/notices: the switch (a checkbox: absent is off) and three lead times in
+    /// minutes (empty: the host's). Anything else changes nothing and says why.
+    func saveNotices(_ request: Request, form: [String: String]) async throws -> Response {
+        guard app.config.notices.enabled else {
+            return try await settingsPage(request,
+                notice: "<p class=\"problem\" role=\"alert\">This wallet's host sends no notices; nothing was changed.</p>\n",
+                status: .conflict)
+        }
+        var preferences = NoticePreferences(enabled: form["enabled"] == "on")
+        for field in Self.noticeLeadFields {
+            let text = (form[field.name] ?? "").trimmingCharacters(in: .whitespaces)
+            var minutes: Int?
+            if !text.isEmpty {
+                guard text.count <= 6, let value = Int(text), (0...NoticePreferences.maxMinutes).contains(value) else {
+                    return try await settingsPage(request,
+                        notice: "<p class=\"problem\" role=\"alert\">A lead time is a whole number of minutes from 0 to \(NoticePreferences.maxMinutes) (two weeks), or empty. Nothing was changed.</p>\n",
+                        status: .badRequest)
+                }
+                minutes = value
+            }
+            switch field.name {
+            case "boarding-pass": preferences.boardingPassMinutes = minutes
+            case "event": preferences.eventTicketMinutes = minutes
+            default: preferences.otherMinutes = minutes
+            }
+        }
+        try await library.setNoticePreferences(preferences)
+        return try await settingsPage(request,
+            notice: "<p class=\"note\" role=\"status\">Notice settings saved: notices are \(preferences.enabled == true ? "on" : "off") for your library.</p>\n",
+            title: "Notice settings saved")
     }
 }
 

@@ -14,13 +14,16 @@ struct Notices: ParsableCommand {
         changed to B22"), and a voided pass, make a notice, recorded in the library with the \
         change (by update, the filter, add and the web wallet alike). With notices switched \
         on in the config ([notices] enabled = true), reminders are made too, before a pass's \
-        date (3 hours for a boarding pass, 24 for an event by default), and --send (and \
-        update, after its run) sends each notice that is due: by mail through sendmail to the \
-        library's owner ([notices] mail-to, or each mailbox of a map), and with [notices] \
-        desktop = true as a desktop notification. Each notice goes out at most once per way, \
-        however many hosts send; one that could not be sent stays pending for the next run. \
-        Quiet hours hold notices until they end. A notice mail carries no pass, barcode or \
-        token, and the filter and the milter pass it unscanned.
+        departure, event start or date (3 hours for a boarding pass, 24 for an event by \
+        default), and --send (and update, after its run) sends each notice that is due: by \
+        mail through sendmail, or to [notices] smtp, to the library's owner ([notices] \
+        mail-to, or each mailbox of a map), and with [notices] desktop = true as a desktop \
+        notification that opens the card when clicked. --chat hands them to a chat bot \
+        instead. Each library's owner may switch notices off, and set their own lead times, on \
+        the web wallet's Settings page. Each notice goes out at most once per way, however \
+        many hosts send; one that could not be sent stays pending for the next run. Quiet \
+        hours hold notices until they end. A notice mail carries no pass, barcode or token, \
+        and the filter and the milter pass it unscanned.
 
         Examples:
           passconduit notices
@@ -37,7 +40,24 @@ struct Notices: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --send: every library of this map (a gateway's mailboxes), each to its mailbox.", valueName: "template"))
     var libraryMap: String?
 
+    @Flag(name: .long, help: "With --send: hand the due notices to a chat bot instead of mail and desktop: each is claimed once for chat and written as a JSON line; the bot sends it.")
+    var chat = false
+
+    @Option(name: .long, help: ArgumentHelp("Give notice ID's chat claim back (the bot could not send it): the next --send --chat hands it out again.", valueName: "id"))
+    var release: Int64?
+
+    // The watcher `notices --send` starts for a desktop notification's "Open the card" action
+    // (NoticeWatch.swift): not for people, so not in --help.
+    @Option(name: .customLong("watch-notification"), help: .hidden)
+    var watchNotification: UInt32?
+
+    @Option(name: .customLong("open-pass"), help: .hidden)
+    var openPass: String?
+
     func validate() throws {
+        if chat && !send { throw ValidationError("--chat goes with --send") }
+        if chat && libraryMap != nil { throw ValidationError("--chat takes one library (--library, --user), not --library-map") }
+        if release != nil && send { throw ValidationError("--release and --send exclude each other") }
         if libraryMap != nil {
             if !send { throw ValidationError("--library-map goes with --send") }
             if global.library != nil { throw ValidationError("--library and --library-map exclude each other") }
@@ -46,12 +66,19 @@ struct Notices: ParsableCommand {
 
     func run() throws {
         try Self.exiting {
+            if let watchNotification, let openPass { return try Self.watch(watchNotification, open: openPass, global: global) }
             let context = try Context(global)
+            if let release {
+                let library = try context.library()
+                try LibraryCall.run { try await library.releaseNotice(release, channel: .chat) }
+                return .success
+            }
             if send {
                 guard context.config.notices.enabled else {
                     throw CLIError("notices are off: set enabled = true in the [notices] section of the config file", status: .configError)
                 }
                 if let libraryMap { return try Self.sendMap(libraryMap, context: context, quiet: false) }
+                if chat { return try Self.sendChat(context) }
                 return try Self.sendOwn(context, quiet: false)
             }
             let library = try context.library(reading: true)
@@ -84,9 +111,39 @@ struct Notices: ParsableCommand {
         if settings.mail && to == nil && !quiet {
             Terminal.warn("notices: no address to mail them to: set mail-to in the [notices] section")
         }
-        let sender = NoticeSender(settings: settings, mailTo: to, publicURL: context.config.serve.publicURL)
-        let report = try LibraryCall.run { try await sender.round(library, now: Date()) }
+        var sender = NoticeSender(settings: settings, mailTo: to, publicURL: context.config.serve.publicURL)
+        sender.limits = context.limits.pass
+        if settings.desktop { sender.desktopOpen = Self.openWatcher(context.options) }
+        let configured = sender
+        let report = try LibraryCall.run { try await configured.round(library, now: Date()) }
         return say(report, prefix: "", quiet: quiet)
+    }
+
+    /// One round on the command's own library for a chat bot: each due notice is claimed for
+    /// chat and written to stdout as a JSON line (what `notices --json` writes, with the subject,
+    /// the pass's name and date and its SHA-256); the bot sends it and gives back, with
+    /// --release, one it could not send. Mail and desktop are left to their own runs.
+    static func sendChat(_ context: Context) throws -> ExitStatus {
+        let library = try context.library()
+        var settings = context.config.notices
+        settings.mail = false
+        settings.desktop = false
+        var sender = NoticeSender(settings: settings, mailTo: nil, publicURL: context.config.serve.publicURL)
+        sender.limits = context.limits.pass
+        sender.chat = { notice in
+            let words = NoticeWords(notice)
+            print(JSONOutput.object([
+                ("schema", .int(1)), ("notice", .int(notice.id)), ("kind", .string(notice.kind.rawValue)),
+                ("passTypeIdentifier", .string(notice.passID.passTypeIdentifier)), ("serialNumber", .string(notice.passID.serialNumber)),
+                ("text", .string(words.sentence)), ("subject", .string(words.subject)),
+                ("pass", words.passLine.map { .string($0) } ?? .null), ("date", words.dateLine.map { .string($0) } ?? .null),
+                ("sha256", notice.pass.map { .string($0.sha256) } ?? .null),
+                ("created", .date(notice.created)), ("due", .date(notice.due)), ("eventAt", .date(notice.eventAt)),
+            ]).line)
+        }
+        let configured = sender
+        let report = try LibraryCall.run { try await configured.round(library, now: Date()) }
+        return say(report, prefix: "", quiet: true)
     }
 
     /// One round on every library of the map, each mailed to its mailbox.
@@ -106,7 +163,9 @@ struct Notices: ParsableCommand {
             if address == nil && context.config.notices.mail {
                 Terminal.warn("notices: \(entry.user): not a mail address; its notices are not mailed")
             }
-            let sender = NoticeSender(settings: context.config.notices, mailTo: address, publicURL: context.config.serve.publicURL)
+            var sender = NoticeSender(settings: context.config.notices, mailTo: address, publicURL: context.config.serve.publicURL)
+            sender.limits = context.limits.pass
+            let configured = sender
             do {
                 let report = try Blocking.run {
                     var options = LibraryOptions()
@@ -114,7 +173,7 @@ struct Notices: ParsableCommand {
                     let library = try await LibraryRoot.open(server ? template : entry.location, options: options, create: false)
                     let report: NoticeSender.Report
                     do {
-                        report = try await sender.round(library, now: Date())
+                        report = try await configured.round(library, now: Date())
                     } catch {
                         await library.close()
                         throw error
@@ -134,6 +193,10 @@ struct Notices: ParsableCommand {
     /// Prints what a round did (problems always, on stderr); 75 when a notice stayed pending.
     static func say(_ report: NoticeSender.Report, prefix: String, quiet: Bool) -> ExitStatus {
         for failure in report.failures { Terminal.warn("notices: " + prefix + failure) }
+        if report.optedOut {
+            if !quiet { print(UpdateOutcomeText.sanitized(prefix + "notices are off for this library (its owner's choice in the web wallet's Settings).")) }
+            return .success
+        }
         if !quiet {
             let mail = report.sent[.mail] ?? 0, desktop = report.sent[.desktop] ?? 0
             print(UpdateOutcomeText.sanitized(prefix + "\(report.reminders) \(report.reminders == 1 ? "reminder" : "reminders") made, "

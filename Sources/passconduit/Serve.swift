@@ -190,6 +190,7 @@ struct Serve: ParsableCommand {
             web.listen = listenAddress
             web.signIn = signIn
             web.publicURL = publicOrigin
+            web.notices = context.config.notices
             web.trustedProxies = proxies
             web.proxyLogoutURL = proxyLogoutURL
             web.uploadsAtOnce = settings.uploadsAtOnce

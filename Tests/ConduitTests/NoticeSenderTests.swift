@@ -147,4 +147,18 @@ final class NoticeSenderTests: XCTestCase {
                        "Flugsteig: Süd 4 Bcc: victim@example.org")
         XCTAssertTrue(mail.contains("\nPass: Evil Bcc: victim@example.org: FRA to LIS\n"), mail)
     }
+
+    /// SMTP's DATA section (`[notices] smtp`): LF becomes CRLF (CRLF stays), a line that starts
+    /// with "." gets another (so an issuer's change message "." cannot end the message early and
+    /// start commands of its own), and the section ends with CRLF . CRLF.
+    func testTheSMTPDataSectionIsTransparentAndEnds() {
+        let message = Array("Subject: x\n\n.\n. RCPT TO:<victim@example.org>\r\n..two\nlast".utf8)
+        let data = String(decoding: NoticeSMTP.dataSection(message), as: UTF8.self)
+        XCTAssertEqual(data, "Subject: x\r\n\r\n..\r\n.. RCPT TO:<victim@example.org>\r\n...two\r\nlast\r\n.\r\n")
+        XCTAssertEqual(NoticeSettings.SMTPServer("localhost:25"), NoticeSettings.SMTPServer(host: "localhost", port: 25))
+        XCTAssertEqual(NoticeSettings.SMTPServer("[::1]:587")?.description, "[::1]:587")
+        for bad in ["localhost", "localhost:0", "localhost:65536", "::1:25", ":25", "a b:25", "host:25x"] {
+            XCTAssertNil(NoticeSettings.SMTPServer(bad), bad)
+        }
+    }
 }

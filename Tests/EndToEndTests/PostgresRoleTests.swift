@@ -126,6 +126,10 @@ final class PostgresRoleTests: XCTestCase {
         XCTAssertEqual(try sql("SELECT count(*) FROM passconduit.notice", as: webRole, scope: alice), "1")
         XCTAssertEqual(try sql("SELECT count(*) FROM passconduit.notice", as: webRole, scope: bob), "0")
         // The web wallet itself under that role: bob, signed in, sees his pass and nothing of alice's.
+        // (With notices on, so its Settings page offers each owner their notice settings.)
+        let folder = sandbox.dir.appendingPathComponent("config/passconduit")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "[notices]\nenabled = true\n".write(to: folder.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
         let web = try WebServeTests.Server(sandbox, ["--library-map", webMap, "--trust", trust, "--listen", "127.0.0.1:0",
                                                      "--auth", "header:X-User", "--trusted-proxy", "127.0.0.1", "--trusted-proxy", "::1"],
                                            common: false)
@@ -143,6 +147,15 @@ final class PostgresRoleTests: XCTestCase {
         let alicesPage = try WebServeTests.curl(web.base + "/", ["-H", "X-User: \(alice)"])
         XCTAssertTrue(alicesPage.text.contains("What changed") && alicesPage.text.contains("Gate changed to B22."), alicesPage.text + web.text)
         XCTAssertEqual(try sql("SELECT channel FROM passconduit.notice_sent", as: admin), "web")
+        // Her notice settings (schema v7), saved by the web role on her own library_user row only.
+        let jar = sandbox.dir.appendingPathComponent("alice-settings-jar")
+        let settings = try WebServeTests.curl(web.base + "/settings", jar: jar, ["-H", "X-User: \(alice)"])
+        let token = try XCTUnwrap(WebServeTests.csrf(settings.text), settings.text)
+        let saved = try WebServeTests.curl(web.base + "/settings/notices", jar: jar,
+                                           ["-H", "X-User: \(alice)", "-d", "csrf=\(token)&boarding-pass=45"])
+        XCTAssertTrue(saved.text.contains("Notice settings saved: notices are off"), saved.text + web.text)
+        XCTAssertEqual(try sql("SELECT name || ',' || notices_enabled::text || ',' || notice_boarding_pass_minutes FROM passconduit.library_user WHERE notices_enabled IS NOT NULL",
+                               as: admin), "alice@example.org,false,45")
         // One pool serves both people (issue 39 item 4): its connections go from one mailbox to
         // the other, each lease scoped anew. Under this role row-level security hides every row
         // of a connection scoped to the other mailbox, so a lease left on the wrong scope would

@@ -342,8 +342,16 @@ final class BackendConformanceTests: XCTestCase {
         try await source.saveWebServiceStates([WebServiceState(id: v1.id, sha256: Synthetic.record("1", version: 3).sha256, etag: "e")])
         try await source.setUpdateTag("t", webServiceURL: "https://example.org", passTypeIdentifier: v1.id.passTypeIdentifier)
         _ = try await source.deviceLibraryIdentifier()
+        // Notices (issue 43) travel with their claims and the library's own notice settings.
+        let made = try await source.notices(since: Date(timeIntervalSince1970: 0), limit: 10)
+        XCTAssertEqual(made.count, 2, "two replaces with a change message")
+        let claimed = try await source.claimNotice(try XCTUnwrap(made.last?.id), channel: .mail)
+        XCTAssertTrue(claimed)
+        try await source.setNoticePreferences(NoticePreferences(enabled: false, boardingPassMinutes: 45))
         let snapshot = try await source.snapshot()
         XCTAssertEqual(snapshot.versions.count, 2)
+        XCTAssertEqual(snapshot.notices.map { $0.sent.map(\.channel) }, [["mail"], []])
+        XCTAssertEqual(snapshot.noticePreferences, NoticePreferences(enabled: false, boardingPassMinutes: 45))
         let server = try await postgres.open()
         try await server.restore(snapshot)
         let onServer = try await server.snapshot()
@@ -367,6 +375,19 @@ final class BackendConformanceTests: XCTestCase {
         XCTAssertEqual(nextHome.offerID, 3)
         let log = try await server.changes(after: 0).map(\.sequence)
         XCTAssertEqual(log, Array(1...(snapshot.changes.count + 1)).map(Int64.init))
+        // A notice claimed at the source is claimed in both copies (never sent twice); the next
+        // notice continues the numbers.
+        for copy in [server, home] {
+            let notices = try await copy.notices(since: Date(timeIntervalSince1970: 0), limit: 10)
+            XCTAssertEqual(notices.map(\.sent), [[], ["mail"]])
+            let again = try await copy.claimNotice(try XCTUnwrap(notices.last?.id), channel: .mail)
+            XCTAssertFalse(again)
+            let preferences = try await copy.noticePreferences()
+            XCTAssertEqual(preferences, NoticePreferences(enabled: false, boardingPassMinutes: 45))
+            try await copy.replace(with: Synthetic.record("1", version: 4))
+            let newest = try await copy.notices(since: Date(timeIntervalSince1970: 0), limit: 1).first?.id
+            XCTAssertEqual(newest, 3)
+        }
         await sqlite.closeAll(); await postgres.closeAll(); await back.closeAll()
     }
 }

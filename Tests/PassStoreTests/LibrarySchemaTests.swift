@@ -13,7 +13,7 @@ final class LibrarySchemaTests: XCTestCase {
     }
 
     func testMigrationsRunInOrderUnderStableNames() {
-        XCTAssertEqual(LibrarySchema.migrator.migrations, ["v1-passes-offers-changes", "v2-field-changes-web-service", "v3-unsigned-passes", "v4-share-links", "v5-chat-provenance", "v6-notices"])
-        XCTAssertEqual(LibrarySchema.userVersion, 6)
+        XCTAssertEqual(LibrarySchema.migrator.migrations, ["v1-passes-offers-changes", "v2-field-changes-web-service", "v3-unsigned-passes", "v4-share-links", "v5-chat-provenance", "v6-notices", "v7-notice-settings"])
+        XCTAssertEqual(LibrarySchema.userVersion, 7)
     }
 }

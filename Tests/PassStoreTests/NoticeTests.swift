@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PassStore
+import PassStorePostgres
 
 /// Notices (issue 43 item 2) on both backends: a change with a change message records one in
 /// the change's own transaction (a voiding one is `voided`), hostile text is cleaned and cut,
@@ -147,11 +148,54 @@ final class NoticeTests: XCTestCase {
             XCTAssertEqual(sent, ["mail"], "\(f.kind)")
             let web = try await hosts[1].claimNotice(id, channel: .web)
             XCTAssertTrue(web, "\(f.kind): the web channel claims on its own")
+            let chat = try await hosts[0].claimNotice(id, channel: .chat)
+            XCTAssertTrue(chat, "\(f.kind): so does the chat bot's (schema 7)")
             try await hosts[1].releaseNotice(id, channel: .mail)
             let again = try await hosts[0].claimNotice(id, channel: .mail)
             XCTAssertTrue(again, "\(f.kind): a claim given back is won again")
             let unknown = try await hosts[0].claimNotice(id + 1000, channel: .mail)
             XCTAssertFalse(unknown, "\(f.kind): no such notice")
+        }
+    }
+
+    /// A library's own notice settings (schema v7): none until chosen, kept as chosen, read the
+    /// same from another connection (another host), one library's choice never another's, and
+    /// a lead time beyond two weeks refused with nothing kept.
+    func testNoticePreferencesAreKeptPerLibrary() async {
+        await forEachBackend { f in
+            let clock = SetClock(1_800_000_000)
+            let library = try await open(f, clock)
+            let none = try await library.noticePreferences()
+            XCTAssertEqual(none, NoticePreferences(), "\(f.kind)")
+            let chosen = NoticePreferences(enabled: false, boardingPassMinutes: 600, eventTicketMinutes: nil, otherMinutes: 0)
+            try await library.setNoticePreferences(chosen)
+            let other = try await open(f, clock)
+            let read = try await other.noticePreferences()
+            XCTAssertEqual(read, chosen, "\(f.kind)")
+            let leads = read.leadTimes(over: .default)
+            XCTAssertEqual(leads.lead(for: "boardingPass"), 36_000, "\(f.kind)")
+            XCTAssertEqual(leads.lead(for: "eventTicket"), 86_400, "\(f.kind): the host's")
+            XCTAssertNil(leads.lead(for: "generic"), "\(f.kind): 0 is no reminder")
+            do {
+                try await library.setNoticePreferences(NoticePreferences(enabled: true, eventTicketMinutes: NoticePreferences.maxMinutes + 1))
+                XCTFail("\(f.kind): a lead time of more than two weeks was kept")
+            } catch let error as LibraryError {
+                XCTAssertEqual(error.kind, .refused, "\(f.kind)")
+            }
+            let still = try await other.noticePreferences()
+            XCTAssertEqual(still, chosen, "\(f.kind)")
+            try await library.setNoticePreferences(NoticePreferences(enabled: true))
+            let back = try await other.noticePreferences()
+            XCTAssertEqual(back, NoticePreferences(enabled: true), "\(f.kind): lead times back to the host's")
+            if f.kind == .postgresql {
+                // Another library user on the same server: its own, untouched.
+                var options = LibraryOptions()
+                options.user = "other-" + f.user
+                let stranger = try await PostgresLibrary.open(try f.location, options: options)
+                let theirs = try await stranger.noticePreferences()
+                XCTAssertEqual(theirs, NoticePreferences())
+                await stranger.close()
+            }
         }
     }
 }

@@ -228,13 +228,13 @@ final class PostgresLibraryTests: XCTestCase {
             """)
         let library = try await PostgresLibrary.open(location, options: options(user: "alice"))
         let versions = try server.psql(database, "SELECT string_agg(version::text, ',' ORDER BY version) FROM passconduit.migration")
-        XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "1,2,3,4,5,6")
+        XCTAssertEqual(versions.trimmingCharacters(in: .whitespacesAndNewlines), "1,2,3,4,5,6,7")
         let link = try await library.createShareLink(Synthetic.record("1").id, secretHash: String(repeating: "a", count: 64),
                                                      expires: Date().addingTimeInterval(60), oneDownload: false)
         XCTAssertEqual(link.id, 1)
         await library.close()
         // A version this build does not know (made by a newer passconduit): refused, untouched.
-        try server.psql(database, "INSERT INTO passconduit.migration (version, name, application) VALUES (7, 'v7-from-elsewhere', 'passconduit pass library')")
+        try server.psql(database, "INSERT INTO passconduit.migration (version, name, application) VALUES (8, 'v8-from-elsewhere', 'passconduit pass library')")
         do {
             _ = try await PostgresLibrary.open(location, options: options(user: "alice"))
             XCTFail("opened a library with an unknown migration")
@@ -253,7 +253,11 @@ final class PostgresLibraryTests: XCTestCase {
         try await first.add(Synthetic.record("1"))
         await first.close()
         // Back to v1's shape: its CHECK, no row-level security (v3), no share links (v4), no chat
-        // provenance (v5), no notices (v6), and no record of v2 to v6.
+        // provenance (v5), no notices (v6) nor notice settings (v7), and no record of v2 to v7.
+        try server.psql(database, """
+            ALTER TABLE passconduit.library_user DROP COLUMN notices_enabled, DROP COLUMN notice_boarding_pass_minutes,
+                DROP COLUMN notice_event_ticket_minutes, DROP COLUMN notice_other_minutes
+            """)
         try server.psql(database, "DROP TABLE passconduit.notice_sent; DROP TABLE passconduit.notice; ALTER TABLE passconduit.library_user DROP COLUMN last_notice")
         try server.psql(database, "DROP TABLE passconduit.share_link; ALTER TABLE passconduit.library_user DROP COLUMN last_share_link")
         for table in ["offer", "pass", "pass_version"] {

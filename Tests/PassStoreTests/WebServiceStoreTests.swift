@@ -67,6 +67,33 @@ final class WebServiceStoreTests: XCTestCase {
         }
     }
 
+    /// v7 makes notice_sent anew to take the chat channel: a library of schema 6 keeps its
+    /// notices and their claims, and then takes a chat claim.
+    func testAVersion6LibraryKeepsItsNoticeClaimsAndTakesAChatClaim() throws {
+        let dir = TempDir()
+        try LibraryFile.ensureFolder(of: dir.library)
+        do {
+            let queue = try DatabaseQueue(path: dir.library)
+            try LibrarySchema.migrator.migrate(queue, upTo: "v6-notices")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO notice (passTypeIdentifier, serialNumber, kind, text, dueAt, eventAt, createdAt)
+                    VALUES ('pass.example.synthetic', '1', 'changed', 'Gate changed to G2', 10, NULL, 10);
+                    INSERT INTO notice_sent (notice, channel, sentAt) VALUES (1, 'mail', 11), (1, 'web', 12)
+                    """)
+            }
+        }
+        let library = try makeLibrary(dir)
+        let notices = try library.notices(since: Date(timeIntervalSince1970: 0), limit: 10)
+        XCTAssertEqual(notices.map(\.sent), [["mail", "web"]])
+        XCTAssertEqual(notices.map(\.text), ["Gate changed to G2"])
+        XCTAssertTrue(try library.claimNotice(1, channel: .chat))
+        XCTAssertFalse(try library.claimNotice(1, channel: .mail))
+        XCTAssertEqual(try library.notices(since: Date(timeIntervalSince1970: 0), limit: 10).first?.sent, ["mail", "web", "chat"])
+        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 7)
+        XCTAssertEqual(try library.check(), [])
+    }
+
     func testAVersion1LibraryIsMigratedWithItsPassesAndLog() throws {
         // Given a library made by the v1 schema only
         let dir = TempDir()
@@ -82,12 +109,12 @@ final class WebServiceStoreTests: XCTestCase {
         }
         // When this build opens it
         let library = try makeLibrary(dir)
-        // Then the old log is there, v2's tables work, v3 takes an unsigned pass, and the file says schema 6 (v4: share links, v6: notices)
+        // Then the old log is there, v2's tables work, v3 takes an unsigned pass, and the file says schema 7 (v4: share links, v6: notices, v7: notice settings)
         XCTAssertEqual(try library.changes(after: 0).map(\.kind), [.decline])
         try library.add(Synthetic.record("1", version: 1))
         try library.add(Synthetic.record("2", status: .unsigned), allowUntrusted: true)
         XCTAssertEqual(try library.passes().map(\.status), [.valid, .unsigned])
-        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 6)
+        XCTAssertEqual(try library.dbQueue.read { try Int32.fetchOne($0, sql: "PRAGMA user_version") }, 7)
         XCTAssertNoThrow(try library.deviceLibraryIdentifier())
     }
 }

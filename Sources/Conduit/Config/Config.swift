@@ -79,7 +79,7 @@ package struct Config: Sendable, Equatable {
         "milter": ["library-map", "user", "group"],
         "serve": ["listen", "auth", "trusted-proxy", "library-map", "public-url", "tls-cert", "tls-key", "state",
                   "uploads-at-once", "upload-seconds"],
-        "notices": ["enabled", "mail", "mail-to", "mail-from", "sendmail", "desktop", "quiet-hours"]
+        "notices": ["enabled", "opt-in", "mail", "mail-to", "mail-from", "sendmail", "smtp", "desktop", "quiet-hours"]
             + NoticeSettings.leadKeys.map(\.key),
     ]
 
@@ -214,6 +214,7 @@ package struct Config: Sendable, Equatable {
                     switch sub {
                     case "enabled": config.notices.enabled = try reader.bool(item, path)
                     case "mail": config.notices.mail = try reader.bool(item, path)
+                    case "opt-in": config.notices.optIn = try reader.bool(item, path)
                     case "desktop": config.notices.desktop = try reader.bool(item, path)
                     case "mail-to", "mail-from":
                         let address = try text()
@@ -224,6 +225,15 @@ package struct Config: Sendable, Equatable {
                     case "sendmail":
                         guard let program = try text() else { throw reader.fail(path, "must name a program") }
                         config.notices.sendmail = ConfigLocation.expand(program, relativeTo: folder, environment: environment)
+                    case "smtp":
+                        if let server = try text() {
+                            guard let parsed = NoticeSettings.SMTPServer(server) else {
+                                throw reader.fail(path, "must be \"HOST:PORT\" (e.g. \"localhost:25\"), found \"\(server)\"")
+                            }
+                            config.notices.smtp = parsed
+                        } else {
+                            config.notices.smtp = nil
+                        }
                     case "quiet-hours":
                         if let span = try text() {
                             guard let hours = NoticeRules.QuietHours(span) else {

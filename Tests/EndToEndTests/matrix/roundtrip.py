@@ -10,6 +10,7 @@ argv: WORK PASSCONDUIT BOT SAMPLES
 """
 
 import asyncio
+import hashlib
 import json
 import os
 import shutil
@@ -127,6 +128,7 @@ passconduit = "{PASSCONDUIT}"
 trust = ["{TRUST}"]
 time-zone = "UTC"
 public-url = "http://127.0.0.1:{SERVE_PORT}"
+notice-seconds = 2
 """ + limits)
     log = open(os.path.join(WORK, "bot.err"), "a")
     signed_in = open(os.path.join(WORK, "bot.err")).read().count("signed in as")
@@ -501,8 +503,43 @@ def expected_bytes(data, name):
     return expected(path)
 
 
+async def chat_notices(alice, template):
+    """Issue 43: a gate change in alice's library reaches her in a direct room with the bot, once, with
+    its pass's page; the library records the chat claim."""
+    forge = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "update-peer", "forge.py")
+    library = template.replace("%{local}", "alice").replace("%{domain}", "localhost")
+    before = len(alice.replies.get(None, []))
+    now = time.time()
+    digest = None
+    for gate, age in (("A26", 7200), ("B22", 3600)):
+        out = os.path.join(WORK, f"chat-{gate}.pkpass")
+        edits = {"serialNumber": "CHAT-1", "passTypeIdentifier": "pass.org.passconduit.boarding", "expirationDate": None,
+                 "relevantDates": None, "webServiceURL": None, "authenticationToken": "token-0123456789abcdef",
+                 "fields": {"gate": gate}}
+        signed = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now - age))
+        made = subprocess.run(["/usr/bin/python3", forge, os.path.join(SAMPLES, "passes", "boarding-pass.pkpass"), out,
+                               os.path.join(SAMPLES, "ca"), "boarding", json.dumps(edits), signed], capture_output=True, timeout=60)
+        check(made.returncode == 0, f"forge: {made.stderr.decode()[-500:]}")
+        added = passconduit("add", "--library", library, "--trust", TRUST, "--yes", out)
+        check(added.returncode == 0, f"add gate {gate}: {added.stderr.decode()[-500:]}")
+        digest = hashlib.sha256(open(out, "rb").read()).hexdigest()
+    got = await alice.wait(None, count=before + 1, seconds=30, settle=5.0)
+    said = [c.get("body", "") for c in got[before:]]
+    check(len(said) == 1, f"chat notices: alice got {said}")
+    if said:
+        check(said[0].startswith("Gate changed to B22.\n"), f"chat notice text: {said[0]!r}")
+        check(f"http://127.0.0.1:{SERVE_PORT}/passes/{digest}" in said[0], f"chat notice link: {said[0]!r}")
+        check("token-0123456789abcdef" not in said[0], "the chat notice holds the pass's token")
+    listed = passconduit("notices", "--json", "--library", library)
+    rows = [json.loads(l) for l in listed.stdout.decode().splitlines()]
+    check([r.get("sent") for r in rows] == [["chat"]], f"the library's notices after the chat: {rows}")
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
+    os.makedirs(os.path.join(WORK, "config", "passconduit"), exist_ok=True)
+    with open(os.path.join(WORK, "config", "passconduit", "config.toml"), "w") as f:
+        f.write("[notices]\nenabled = true\n")
     synapse, bot = None, None
     started = time.monotonic()
     global SERVE_PORT
@@ -513,6 +550,7 @@ def main():
 
         async def both():
             people = await converse(base, template)
+            await chat_notices(people[0], template)
             nonlocal bot
             bot.terminate()
             bot.wait(15)

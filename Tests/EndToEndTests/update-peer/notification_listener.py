@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """A desktop notification service for tests: owns org.freedesktop.Notifications on the bus at
 ADDRESS (a private `dbus-daemon --session`), answers each Notify with an id, and appends
-{"app": …, "summary": …, "body": …} as a JSON line to OUT. Speaks the D-Bus wire protocol itself
+{"app": …, "summary": …, "body": …, "actions": "key|label|…"} as a JSON line to OUT. While a
+file OUT.click exists it "clicks" the newest notification: broadcasts ActionInvoked(id, "default")
+every 0.3 s, as GNOME Shell does when a notification is clicked. Speaks the D-Bus wire protocol itself
 (the test machine has no python3-dbus or python3-gi). Writes OUT.ready once it owns the name.
     notification_listener.py ADDRESS OUT
 """
-import json, os, socket, struct, sys
+import json, os, select, socket, struct, sys
 
 
 class Writer:
@@ -127,6 +129,14 @@ def main():
     sock.sendall(message(1, 2, bus + [(3, "s", "RequestName")], "su", bytes(w.b)))
     serial, notified = 10, 0
     while True:
+        if not select.select([sock], [], [], 0.3)[0]:
+            if notified and os.path.exists(out + ".click"):
+                serial += 1
+                w = Writer(); w.u(notified); w.s("default")
+                signal = [(1, "o", "/org/freedesktop/Notifications"), (2, "s", "org.freedesktop.Notifications"),
+                          (3, "s", "ActionInvoked")]
+                sock.sendall(message(4, serial, signal, "us", bytes(w.b)))
+            continue
         kind, number, fields, body = read_message(sock)
         if kind == 2 and fields.get(5) == 2:
             open(out + ".ready", "w").close()
@@ -137,8 +147,12 @@ def main():
         if fields.get(3) == "Notify":
             r = Reader(body)
             app, _, _, summary, text = r.s(), r.u(), r.s(), r.s(), r.s()
+            length = r.u()
+            end, actions = r.p + length, []
+            while r.p < end:
+                actions.append(r.s())
             with open(out, "a") as f:
-                f.write(json.dumps({"app": app, "summary": summary, "body": text}) + "\n")
+                f.write(json.dumps({"app": app, "summary": summary, "body": text, "actions": "|".join(actions)}) + "\n")
             notified += 1
             w = Writer(); w.u(notified)
             sock.sendall(message(2, serial, reply_to, "u", bytes(w.b)))
