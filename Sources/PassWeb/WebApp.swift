@@ -24,6 +24,8 @@ package final class WebApp: @unchecked Sendable {
     private var cards: [String: (card: Card, validUntil: Date)] = [:]
     /// Each user's passes and offers as the list shows them (see `WebListCache`).
     let lists = WebListCache()
+    /// Each pass's face on the list's stack (see `StackFaces`).
+    let faces = StackFaces()
     /// Each user's change log by pass, and the library object it was read from (see `changes`).
     private var histories: [String: (library: HeldLibrary, sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
     /// cairo and pango are driven from one thread: this queue's, never the tasks' cooperative

@@ -165,7 +165,7 @@ struct WebPages {
             h += "<p class=\"note\"><a href=\"/offers\">\(offers.count == 1 ? "1 pass is" : "\(offers.count) passes are") waiting for you to accept or decline.</a></p>\n"
         }
         h += try await whatChanged()
-        return Answer(route: "/", response: page("Your passes", bodyParts: [h, sections(snapshot, query: q)]))
+        return Answer(route: "/", response: page("Your passes", bodyParts: [h, try await sections(snapshot, query: q)]))
     }
 
     /// How far back "What changed" looks, and how many notices it shows.
@@ -204,9 +204,9 @@ struct WebPages {
 
     /// The list's passes for a search, drawn once for the snapshot and kept until the first
     /// moment the drawing would differ (a pass expires, a date falls behind: `LibraryView.nextChange`).
-    func sections(_ snapshot: WebListCache.Snapshot, query q: LibraryView.Query, now: Date = Date()) -> String {
+    func sections(_ snapshot: WebListCache.Snapshot, query q: LibraryView.Query, now: Date = Date()) async throws -> String {
         let search = [q.text ?? "", q.kind ?? "", q.upcoming ? "u" : "", q.past ? "p" : "",
-                      "\(app.config.openers.generation)"].joined(separator: "\u{0}")
+                      "\(app.config.openers.generation)", languages.joined(separator: ",")].joined(separator: "\u{0}")
         let user = visitor.session.user
         if let kept = app.lists.drawn(user: user, library: library, tip: snapshot.tip, search: search, now: now) { return kept }
         let passes = snapshot.passes
@@ -217,36 +217,17 @@ struct WebPages {
         } else if view.current.isEmpty && view.archived.isEmpty {
             h += "<p>No pass matches.</p>\n"
         }
+        let faces = await app.faces.faces(for: (view.currentItems + view.archivedItems).map(\.pass), languages: languages,
+                                          library: library, opener: opener)
         if !view.current.isEmpty {
-            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + groups(view.current, now: now) + "</section>\n"
+            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + stack(view.current, faces: faces, now: now) + "</section>\n"
         }
         if !view.archived.isEmpty {
-            h += "<section aria-labelledby=\"expired\"><h2 id=\"expired\">Expired</h2>\n" + groups(view.archived, now: now) + "</section>\n"
+            h += "<section aria-labelledby=\"expired\" class=\"past\"><h2 id=\"expired\">Expired</h2>\n" + stack(view.archived, faces: faces, now: now) + "</section>\n"
         }
         let validUntil = LibraryView.nextChange(passes: passes, times: snapshot.times, after: now) ?? .distantFuture
         app.lists.keep(user: user, library: library, tip: snapshot.tip, search: search, html: h, validUntil: validUntil)
         return h
-    }
-
-    func groups(_ groups: [LibraryView.Group], now: Date) -> String {
-        groups.map { group in
-            let items = group.items.map { item($0, now: now) }.joined()
-            return group.items.count > 1 ? "<ul class=\"passes group\" aria-label=\"passes of one trip or order\">\(items)</ul>\n"
-                                         : "<ul class=\"passes\">\(items)</ul>\n"
-        }.joined()
-    }
-
-    func item(_ item: LibraryView.Item, now: Date) -> String {
-        let p = item.pass
-        var marks: [String] = []
-        if p.voided { marks.append("voided") }
-        if let x = p.expirationDate, x <= now { marks.append("expired") }
-        if p.status != .valid { marks.append(p.status.rawValue) }
-        let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { DateText.human($0) } ?? ""
-        return "<li\(marks.isEmpty ? Self.expiry(p, now: now) : "")><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
-            + "<span class=\"desc\">\(Self.e(p.description))</span>"
-            + (date.isEmpty ? "" : " <span class=\"date\">\(Self.e(date))</span>")
-            + marks.map { " <span class=\"mark\">\(Self.e($0))</span>" }.joined() + "</a></li>"
     }
 
     // MARK: One pass
@@ -590,7 +571,6 @@ struct WebPages {
     ul.passes a { display: flex; flex-wrap: wrap; gap: 4px 10px; padding: 10px 12px; color: inherit; text-decoration: none; }
     ul.passes .org { font-weight: bold; }
     ul.passes .date { opacity: .75; margin-left: auto; }
-    ul.group { border-left: 4px solid var(--accent); }
     .mark { font-size: .8em; border: 1px solid var(--danger); color: var(--danger); border-radius: 4px; padding: 0 4px; }
     form.search, form.login, form.upload { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin: 8px 0 16px; }
     form.login { flex-direction: column; align-items: stretch; max-width: 360px; }
@@ -602,7 +582,7 @@ struct WebPages {
     code, pre, .note a { overflow-wrap: anywhere; }
     pre { white-space: pre-wrap; }
     @media (max-width: 480px) { body { font-size: 15px; } main { padding: 8px; } }
-    """
+    """ + "\n" + stackStyle
 }
 
 /// An upload, scanned and added as `add --yes` would: off the request threads (the scanner's
