@@ -143,6 +143,13 @@ enum WebOffline {
         });
       }
       markExpired();
+      // The browser's time zone, for the dates of the pages after this one (a page drawn without
+      // it writes each pass's dates at the pass's own offset, with the zone named).
+      var zone = '';
+      try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ''; } catch (e) {}
+      if (/^[A-Za-z0-9/_+-]{1,64}$/.test(zone) && document.cookie.split('; ').indexOf('pcbzone=' + zone) < 0) {
+        document.cookie = 'pcbzone=' + zone + '; Path=/; Max-Age=31536000; SameSite=Strict';
+      }
       var meta = document.querySelector('meta[name="passconduit-offline"]');
       var key = meta ? meta.getAttribute('content') : '';
       if (!('serviceWorker' in navigator) || !window.isSecureContext) { status('unavailable'); return; }

@@ -15,6 +15,9 @@ struct WebPages {
     let visitor: WebApp.Visitor
     let library: any PassLibraryBackend
     let languages: [String]
+    /// The viewer's time zone (`WebTime`): chosen on Settings, else the browser's; nil when
+    /// neither is known.
+    var zone: TimeZone? = nil
 
     typealias Answer = WebApp.Answer
     static func e(_ s: String) -> String { HTMLText.escape(s) }
@@ -22,7 +25,9 @@ struct WebPages {
 
     var opener: PassOpener {
         let base = app.config.opener
-        return PassOpener(trust: base.trust, limits: base.limits, preferredLanguages: languages)
+        var opener = PassOpener(trust: base.trust, limits: base.limits, preferredLanguages: languages)
+        opener.shownZone = WebTime.shown(zone)
+        return opener
     }
 
     func handle(method: HTTPRequest.Method, segments: [Substring], query: [String: String], form: [String: String],
@@ -187,7 +192,7 @@ struct WebPages {
                 + (words.passLine.map { " <span class=\"org\" dir=\"auto\">\(Self.e($0))</span>" } ?? "")
             let linked = notice.pass.map { "<a href=\"/passes/\($0.sha256)\">\(what)</a>" } ?? what
             h += "<li\(unread ? " class=\"unread\"" : "")>" + (unread ? "<strong class=\"mark\">New</strong> " : "") + linked
-                + " <time datetime=\"\(DateText.iso(notice.created))\">\(Self.e(DateText.human(notice.created)))</time></li>"
+                + " <time datetime=\"\(DateText.iso(notice.created))\">\(Self.e(when(notice.created)))</time></li>"
             if unread { _ = try await library.claimNotice(notice.id, channel: .web) }
         }
         return h + "</ul></section>\n"
@@ -206,7 +211,7 @@ struct WebPages {
     /// moment the drawing would differ (a pass expires, a date falls behind: `LibraryView.nextChange`).
     func sections(_ snapshot: WebListCache.Snapshot, query q: LibraryView.Query, now: Date = Date()) async throws -> String {
         let search = [q.text ?? "", q.kind ?? "", q.upcoming ? "u" : "", q.past ? "p" : "",
-                      "\(app.config.openers.generation)", languages.joined(separator: ",")].joined(separator: "\u{0}")
+                      "\(app.config.openers.generation)", languages.joined(separator: ","), zoneKey].joined(separator: "\u{0}")
         let user = visitor.session.user
         if let kept = app.lists.drawn(user: user, library: library, tip: snapshot.tip, search: search, now: now) { return kept }
         let passes = snapshot.passes
@@ -217,7 +222,7 @@ struct WebPages {
         } else if view.current.isEmpty && view.archived.isEmpty {
             h += "<p>No pass matches.</p>\n"
         }
-        let faces = await app.faces.faces(for: (view.currentItems + view.archivedItems).map(\.pass), languages: languages,
+        let faces = await app.faces.faces(for: (view.currentItems + view.archivedItems).map(\.pass), languages: languages + ["@" + zoneKey],
                                           library: library, opener: opener)
         if !view.current.isEmpty {
             h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + stack(view.current, faces: faces, now: now) + "</section>\n"
@@ -264,7 +269,7 @@ struct WebPages {
         // Drawn once for the snapshot of the list it was found in (the pass, its card, its
         // history do not change while the log has not moved), kept until the pass expires (its
         // mark); only the session's parts are added on each request.
-        let key = hash + "|" + languages.joined(separator: ",") + "|\(app.config.openers.generation)"
+        let key = hash + "|" + languages.joined(separator: ",") + "|\(app.config.openers.generation)|" + zoneKey
         let user = visitor.session.user
         let drawn: WebListCache.DrawnPass
         if let known, let kept = app.lists.drawnPass(user: user, library: library, tip: known.tip, key: key, now: now) {
@@ -285,7 +290,7 @@ struct WebPages {
         // The card is the same for the same bytes: drawn once, then taken from the cache (and the
         // stored bytes are read and verified only to draw it).
         let library = self.library, opener = self.opener, app = self.app
-        let card = try await app.card(sha256: hash, languages: languages, expires: pass.expirationDate, now: now) {
+        let card = try await app.card(sha256: hash, languages: languages + ["@" + zoneKey], expires: pass.expirationDate, now: now) {
             let verdict = opener.open(try await library.export(pass.id))
             let canUpdate = verdict.pass?.canUpdate == true
             guard let drawn = await app.render(verdict) else {
@@ -298,7 +303,7 @@ struct WebPages {
         var head = ""
         if let css = card.css {
             head = "<style>\(css)</style>\n"
-            h += "<div class=\"cardbox\"\(card.language ?? "")\(Self.expiry(pass, now: now))>\(card.body)</div>\n"
+            h += "<div class=\"cardbox\"\(card.language ?? "")\(Self.expiry(pass, now: now, zone: zone))>\(card.body)</div>\n"
         } else {
             h += card.body
         }
@@ -316,9 +321,9 @@ struct WebPages {
             // "offer 4" is the library's own reference to the offer it was accepted from, not a file
             // anyone saw (issue 41 item 4); the message it came in is named above.
             if let file = source.file, !Self.isOfferReference(file) { h += "<dt>File</dt><dd dir=\"auto\">\(Self.e(file))</dd>\n" }
-            h += "<dt>Received</dt><dd>\(Self.e(DateText.human(source.receivedAt)))</dd>\n"
+            h += "<dt>Received</dt><dd>\(Self.e(when(source.receivedAt)))</dd>\n"
         }
-        h += "<dt>Added</dt><dd>\(Self.e(DateText.human(pass.addedAt)))</dd>\n"
+        h += "<dt>Added</dt><dd>\(Self.e(when(pass.addedAt)))</dd>\n"
         h += "<dt>Issuer</dt><dd dir=\"auto\">\(Self.e(pass.organizationName)) (\(Self.e(pass.teamIdentifier)))\(pass.status == .valid ? "" : ", " + Self.e(pass.status.rawValue))</dd>\n"
         h += "</dl></section>\n"
         h += try await history(pass, last: last)
@@ -334,9 +339,9 @@ struct WebPages {
 
     /// When a pass that is not expired yet expires: app.js marks it once that moment has passed,
     /// also on a page saved for use offline.
-    static func expiry(_ pass: StoredPass, now: Date = Date()) -> String {
+    static func expiry(_ pass: StoredPass, now: Date = Date(), zone: TimeZone? = nil) -> String {
         guard let at = pass.expirationDate, at > now, !pass.voided else { return "" }
-        return " data-expires=\"\(DateText.iso(at))\" data-expires-text=\"\(e(DateText.human(at)))\""
+        return " data-expires=\"\(DateText.iso(at))\" data-expires-text=\"\(e(WebTime.human(at, zone: zone)))\""
     }
 
     /// The card's style sheet inside the wallet's page: its rules for the stand-alone page's
@@ -365,7 +370,7 @@ struct WebPages {
         guard !entries.isEmpty else { return "" }
         var h = "<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2><ol class=\"history\">\n"
         for entry in entries.reversed().prefix(50) {
-            h += "<li><span class=\"date\">\(Self.e(DateText.human(entry.at)))</span> <span dir=\"auto\">\(Self.e(Self.happened(entry.kind, issuer: pass.organizationName)))</span>"
+            h += "<li><span class=\"date\">\(Self.e(when(entry.at)))</span> <span dir=\"auto\">\(Self.e(Self.happened(entry.kind, issuer: pass.organizationName)))</span>"
             let lines = entry.changes.map { c -> String in
                 if let m = c.message { return m }
                 let name = c.label.flatMap { $0.isEmpty ? nil : $0 } ?? c.key
@@ -460,7 +465,7 @@ struct WebPages {
         let verdict = opener.open(bytes)
         var h = ""
         var head = ""
-        if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(DateText.human(offer.createdAt))).</p>\n" }
+        if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(when(offer.createdAt))).</p>\n" }
         if let source = offer.source, let chat = SourceText.chat(source) { h += "<p dir=\"auto\">\(Self.e(chat)).</p>\n" }
         if let card = await app.render(verdict) {
             head = "<style>\(Self.cardStyle(card.css))</style>\n"

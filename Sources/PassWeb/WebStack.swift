@@ -24,6 +24,9 @@ struct StackFace: Sendable, Equatable {
     /// The field Wallet shows on the stack: the header field of an event ticket or boarding
     /// pass, the primary field of the others (each falling back on the other).
     var field: PassField?
+    /// The offset (seconds east of UTC) the pass writes its first zoned date field with: its
+    /// dates are written at it while the viewer's zone is unknown.
+    var offset: Int?
 
     init(background: String? = nil, foreground: String? = nil, label: String? = nil, logo: String, field: PassField? = nil) {
         self.background = background
@@ -44,6 +47,7 @@ struct StackFace: Sendable, Equatable {
         let headerFirst = info.kind == .eventTicket || info.kind == .boardingPass
         let fields = headerFirst ? info.headerFields + info.primaryFields : info.primaryFields + info.headerFields
         field = fields.first { !$0.value.isEmpty }
+        offset = (fields + info.secondaryFields + info.auxiliaryFields).lazy.compactMap { $0.rawValue.string.flatMap(PassDate.init)?.utcOffset }.first
     }
 
     /// "#rrggbb" of a colour as a pass writes it, or nil when it is not a colour.
@@ -104,8 +108,8 @@ extension WebPages {
         if p.voided { marks.append("voided") }
         if let x = p.expirationDate, x <= now { marks.append("expired") }
         if p.status != .valid { marks.append(p.status.rawValue) }
-        let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { DateText.human($0) } ?? ""
-        var h = "<li class=\"card\(face.background == nil ? " plain" : "")\"\(face.style)\(marks.isEmpty ? Self.expiry(p, now: now) : "")>"
+        let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { when($0, offset: face.offset) } ?? ""
+        var h = "<li class=\"card\(face.background == nil ? " plain" : "")\"\(face.style)\(marks.isEmpty ? Self.expiry(p, now: now, zone: zone) : "")>"
         h += "<a href=\"/passes/\(p.sha256)\"><span class=\"top\"><span class=\"logo\" dir=\"auto\">\(Self.e(face.logo))</span>"
         if let field = face.field {
             h += " <span class=\"field\">"
