@@ -242,6 +242,7 @@ package final class WebApp: @unchecked Sendable {
         guard let library = try await config.libraries(visitor.session.user) else { throw noLibrary(visitor.session.user) }
         var pages = WebPages(app: self, visitor: visitor, library: library, languages: languages(request))
         pages.zone = WebTime.zone(named: cookie(request, named: WebTime.chosenCookie)) ?? WebTime.zone(named: cookie(request, named: WebTime.browserCookie))
+        pages.seen = WebPages.seen(cookie(request, named: WebPages.seenCookie))
         var answer = segments.first == "settings"
             ? try await pages.settings(request, method: method, segments: segments, form: form)
             : try await pages.handle(method: method, segments: segments, query: query, form: form, parts: parts)

@@ -65,8 +65,8 @@ enum WebOffline {
         let assets = ["/", "/style.css", "/app.js", "/manifest.webmanifest", "/icon-192.png"]
         let object: [String: Any] = [
             "key": key,
-            "fetch": assets + live.map { "/passes/\($0.sha256)" },
-            "keep": passes.map { "/passes/\($0.sha256)" },
+            "fetch": assets + live.map { WebPages.page($0.id) },
+            "keep": passes.map { WebPages.page($0.id) },
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         var headers = HTTPFields()
@@ -193,7 +193,7 @@ enum WebOffline {
     // before anything is stored, and a signed-out answer deletes them all.
     'use strict';
     var PREFIX = 'passconduit-';
-    var PAGE = /^\\/passes\\/[0-9a-f]{64}$/;
+    var PAGE = /^\\/passes\\/[0-9a-f]{32}$/;
     var ASSETS = ['/style.css', '/app.js', '/manifest.webmanifest', '/icon-180.png', '/icon-192.png', '/icon-512.png'];
 
     self.addEventListener('install', function () { self.skipWaiting(); });

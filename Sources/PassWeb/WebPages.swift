@@ -18,6 +18,8 @@ struct WebPages {
     /// The viewer's time zone (`WebTime`): chosen on Settings, else the browser's; nil when
     /// neither is known.
     var zone: TimeZone? = nil
+    /// When this browser last looked at the list (`WebAddress`); nil on a first look.
+    var seen: Date? = nil
 
     typealias Answer = WebApp.Answer
     static func e(_ s: String) -> String { HTMLText.escape(s) }
@@ -170,7 +172,10 @@ struct WebPages {
             h += "<p class=\"note\"><a href=\"/offers\">\(offers.count == 1 ? "1 pass is" : "\(offers.count) passes are") waiting for you to accept or decline.</a></p>\n"
         }
         h += try await whatChanged()
-        return Answer(route: "/", response: page("Your passes", bodyParts: [h, try await sections(snapshot, query: q)]))
+        let now = Date()
+        var r = page("Your passes", bodyParts: [h, try await sections(snapshot, query: q, now: now)])
+        r.headers[.setCookie] = seenCookie(now)
+        return Answer(route: "/", response: r)
     }
 
     /// How far back "What changed" looks, and how many notices it shows.
@@ -190,7 +195,7 @@ struct WebPages {
             let unread = !notice.sent.contains(Notice.Channel.web.rawValue)
             let what = "<span class=\"text\" dir=\"auto\">\(Self.e(words.sentence))</span>"
                 + (words.passLine.map { " <span class=\"org\" dir=\"auto\">\(Self.e($0))</span>" } ?? "")
-            let linked = notice.pass.map { "<a href=\"/passes/\($0.sha256)\">\(what)</a>" } ?? what
+            let linked = notice.pass.map { _ in "<a href=\"\(Self.page(notice.passID))\">\(what)</a>" } ?? what
             h += "<li\(unread ? " class=\"unread\"" : "")>" + (unread ? "<strong class=\"mark\">New</strong> " : "") + linked
                 + " <time datetime=\"\(DateText.iso(notice.created))\">\(Self.e(when(notice.created)))</time></li>"
             if unread { _ = try await library.claimNotice(notice.id, channel: .web) }
@@ -210,8 +215,10 @@ struct WebPages {
     /// The list's passes for a search, drawn once for the snapshot and kept until the first
     /// moment the drawing would differ (a pass expires, a date falls behind: `LibraryView.nextChange`).
     func sections(_ snapshot: WebListCache.Snapshot, query q: LibraryView.Query, now: Date = Date()) async throws -> String {
+        let changed = Self.changed(snapshot.passes, since: seen)
         let search = [q.text ?? "", q.kind ?? "", q.upcoming ? "u" : "", q.past ? "p" : "",
-                      "\(app.config.openers.generation)", languages.joined(separator: ","), zoneKey].joined(separator: "\u{0}")
+                      "\(app.config.openers.generation)", languages.joined(separator: ","), zoneKey,
+                      changed.sorted { $0.key < $1.key }.map { $0.key + $0.value }.joined(separator: ",")].joined(separator: "\u{0}")
         let user = visitor.session.user
         if let kept = app.lists.drawn(user: user, library: library, tip: snapshot.tip, search: search, now: now) { return kept }
         let passes = snapshot.passes
@@ -225,10 +232,10 @@ struct WebPages {
         let faces = await app.faces.faces(for: (view.currentItems + view.archivedItems).map(\.pass), languages: languages + ["@" + zoneKey],
                                           library: library, opener: opener)
         if !view.current.isEmpty {
-            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + stack(view.current, faces: faces, now: now) + "</section>\n"
+            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + stack(view.current, faces: faces, changed: changed, now: now) + "</section>\n"
         }
         if !view.archived.isEmpty {
-            h += "<section aria-labelledby=\"expired\" class=\"past\"><h2 id=\"expired\">Expired</h2>\n" + stack(view.archived, faces: faces, now: now) + "</section>\n"
+            h += "<section aria-labelledby=\"expired\" class=\"past\"><h2 id=\"expired\">Expired</h2>\n" + stack(view.archived, faces: faces, changed: changed, now: now) + "</section>\n"
         }
         let validUntil = LibraryView.nextChange(passes: passes, times: snapshot.times, after: now) ?? .distantFuture
         app.lists.keep(user: user, library: library, tip: snapshot.tip, search: search, html: h, validUntil: validUntil)
@@ -246,7 +253,13 @@ struct WebPages {
     /// From the user's cached list when it is current (one look at the change log's tail), else
     /// one indexed lookup by the full digest (not a scan of the whole library).
     func storedPass(_ hash: String) async throws -> StoredPass {
-        try await storedPass(hash, known: try await app.lists.current(user: visitor.session.user, library: library))
+        if Self.isAddress(hash) {
+            guard let pass = try await pass(atAddress: hash) else {
+                throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+            }
+            return pass
+        }
+        return try await storedPass(hash, known: try await app.lists.current(user: visitor.session.user, library: library))
     }
 
     func storedPass(_ hash: String, known: WebListCache.Snapshot?) async throws -> StoredPass {
@@ -256,16 +269,25 @@ struct WebPages {
         return pass
     }
 
-    func passPage(_ hash: String, now: Date = Date()) async throws -> Answer {
-        let known = try await app.lists.current(user: visitor.session.user, library: library)
-        guard let pass = try await WebApp.storedPass(hash, library: library, known: known) else {
-            // An earlier version's address: the pass as it is now (an updated pass keeps being found).
-            if let id = try await app.pass(ofVersion: hash, user: visitor.session.user, library: library),
-               let current = try await library.pass(id) {
-                return Answer(route: "/passes/{hash}", response: app.redirect("/passes/\(current.sha256)"))
+    func passPage(_ name: String, now: Date = Date()) async throws -> Answer {
+        guard Self.isAddress(name) else {
+            // A version's address (the current one or an earlier one, from before an update):
+            // the pass's page, at its address of every version.
+            let known = try await app.lists.current(user: visitor.session.user, library: library)
+            if let pass = try await WebApp.storedPass(name, library: library, known: known) {
+                return Answer(route: "/passes/{hash}", response: app.redirect(Self.page(pass.id)))
+            }
+            if let id = try await app.pass(ofVersion: name, user: visitor.session.user, library: library),
+               try await library.pass(id) != nil {
+                return Answer(route: "/passes/{hash}", response: app.redirect(Self.page(id)))
             }
             throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
         }
+        guard let pass = try await pass(atAddress: name) else {
+            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+        }
+        let known = try await app.lists.current(user: visitor.session.user, library: library)
+        let hash = pass.sha256
         // Drawn once for the snapshot of the list it was found in (the pass, its card, its
         // history do not change while the log has not moved), kept until the pass expires (its
         // mark); only the session's parts are added on each request.
@@ -282,7 +304,7 @@ struct WebPages {
             }
         }
         return Answer(route: "/passes/{hash}", response: app.page(
-            .ok, title: drawn.title, bodyParts: [drawn.card, drawn.canUpdate ? updateForm(hash) : "", try await shareSection(pass, hash: hash, now: now), drawn.rest],
+            .ok, title: drawn.title, bodyParts: [drawn.card, drawn.canUpdate ? updateForm(Self.address(pass.id)) : "", try await shareSection(pass, hash: Self.address(pass.id), now: now), drawn.rest],
             head: drawn.head, nav: nav, offlineKey: offlineKey))
     }
 
@@ -310,7 +332,7 @@ struct WebPages {
         h += """
         <p class="actions"><a class="button" href="/passes/\(hash).pkpass" type="application/vnd.apple.pkpass">Add to Apple Wallet</a>
         <a class="button" href="/passes/\(hash).pkpass?download=1" download>Download (.pkpass)</a>
-        <a class="button danger" href="/passes/\(hash)/remove">Remove…</a></p>
+        <a class="button danger" href="\(Self.page(pass.id))/remove">Remove…</a></p>
 
         """
         let before = h
@@ -420,7 +442,7 @@ struct WebPages {
             let h = """
             <p>Remove <strong dir="auto">\(Self.e(pass.organizationName)) · \(Self.e(pass.description))</strong> from your library? This cannot be undone here.</p>
             <form method="post" action="/passes/\(hash)/remove"><input type="hidden" name="csrf" value="\(csrf)">
-            <button type="submit" class="danger">Remove</button> <a href="/passes/\(hash)">Keep it</a></form>
+            <button type="submit" class="danger">Remove</button> <a href="\(Self.page(pass.id))">Keep it</a></form>
             """
             return Answer(route: "/passes/{hash}/remove", response: page("Remove this pass?", body: h))
         }
@@ -499,10 +521,10 @@ struct WebPages {
             let h = "<p>This offer was settled a moment ago (accepted or declined, perhaps in another window). Nothing more was changed.</p><p><a href=\"/offers\">Offers</a></p>"
             return Answer(route: route, response: page("Already settled", body: h, status: .conflict))
         case .added(let storedPass):
-            let h = "<p>Added to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
+            let h = "<p>Added to your library.</p><p><a href=\"\(Self.page(storedPass.id))\">Open the pass</a></p>"
             return Answer(route: route, response: page("Added", body: h))
         case .updated(let storedPass):
-            let h = "<p>Updated to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
+            let h = "<p>Updated to your library.</p><p><a href=\"\(Self.page(storedPass.id))\">Open the pass</a></p>"
             return Answer(route: route, response: page("Updated", body: h))
         }
         return Answer(route: route, response: page("Not added", body: "<p>\(Self.e(sentence))</p><p><a href=\"/offers\">Offers</a></p>", status: status))

@@ -179,7 +179,7 @@ extension WebPages {
         <p>Anyone with this link can add <strong dir="auto">\(Self.e(pass.organizationName)) · \(Self.e(pass.description))</strong> to their Wallet \(once ? "once, " : "")until \(Self.e(when(link.expires))).</p>
         <p><input class="sharelink" type="text" readonly size="60" value="\(Self.e(url))" aria-label="The link"></p>
         <p>This is the only time the link is shown: copy it now. You can revoke it on the pass's page.</p>
-        <p><a href="/passes/\(hash)">Back to the pass</a></p>
+        <p><a href="\(Self.page(pass.id))">Back to the pass</a></p>
         """
         return Answer(route: route, response: page("Share link", body: h))
     }
@@ -193,6 +193,6 @@ extension WebPages {
             throw WebProblem(.notFound, route: route, title: "Not found", "This pass has no such link.")
         }
         _ = try await library.revokeShareLink(id)
-        return Answer(route: route, response: app.redirect("/passes/\(hash)"))
+        return Answer(route: route, response: app.redirect(Self.page(pass.id)))
     }
 }

@@ -101,7 +101,7 @@ final class StackFaces: @unchecked Sendable {
 extension WebPages {
     /// One pass of the list, as a small card: a link whose text a screen reader reads as
     /// "logo, field, organization · description, date, marks".
-    func card(_ item: LibraryView.Item, face: StackFace?, now: Date) -> String {
+    func card(_ item: LibraryView.Item, face: StackFace?, changed: String? = nil, now: Date) -> String {
         let p = item.pass
         let face = face ?? StackFace(logo: p.organizationName)
         var marks: [String] = []
@@ -110,7 +110,7 @@ extension WebPages {
         if p.status != .valid { marks.append(p.status.rawValue) }
         let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { when($0, offset: face.offset) } ?? ""
         var h = "<li class=\"card\(face.background == nil ? " plain" : "")\"\(face.style)\(marks.isEmpty ? Self.expiry(p, now: now, zone: zone) : "")>"
-        h += "<a href=\"/passes/\(p.sha256)\"><span class=\"top\"><span class=\"logo\" dir=\"auto\">\(Self.e(face.logo))</span>"
+        h += "<a href=\"\(Self.page(p.id))\"><span class=\"top\"><span class=\"logo\" dir=\"auto\">\(Self.e(face.logo))</span>"
         if let field = face.field {
             h += " <span class=\"field\">"
                 + (field.label.flatMap { $0.isEmpty ? nil : $0 }.map { "<span class=\"label\" dir=\"auto\">\(Self.e($0))</span> " } ?? "")
@@ -119,16 +119,17 @@ extension WebPages {
         h += "</span> <span class=\"name\"><span class=\"org\" dir=\"auto\">\(Self.e(p.organizationName))</span> "
             + "<span class=\"desc\" dir=\"auto\">\(Self.e(p.description))</span></span>"
             + (date.isEmpty ? "" : " <span class=\"date\">\(Self.e(date))</span>")
-            + marks.map { " <span class=\"mark\">\(Self.e($0))</span>" }.joined() + "</a></li>"
+            + marks.map { " <span class=\"mark\">\(Self.e($0))</span>" }.joined()
+            + (changed.map { " <strong class=\"mark changed\">\($0)</strong>" } ?? "") + "</a></li>"
         return h
     }
 
     /// The cards of one section: a pass alone, or the passes of one group (`groupingIdentifier`)
     /// stacked in a list of their own inside the section's list.
-    func stack(_ groups: [LibraryView.Group], faces: [String: StackFace], now: Date) -> String {
+    func stack(_ groups: [LibraryView.Group], faces: [String: StackFace], changed: [String: String] = [:], now: Date) -> String {
         var h = "<ul class=\"stack\">"
         for group in groups {
-            let cards = group.items.map { card($0, face: faces[$0.pass.sha256], now: now) }.joined()
+            let cards = group.items.map { card($0, face: faces[$0.pass.sha256], changed: changed[$0.pass.sha256], now: now) }.joined()
             if group.items.count > 1 {
                 h += "<li class=\"group\"><ul class=\"stack grouped\" aria-label=\"\(group.items.count) passes of one trip or order\">\(cards)</ul></li>"
             } else {
@@ -156,6 +157,7 @@ extension WebPages {
     ul.stack .name .org { font-weight: normal; }
     ul.stack .date { font-size: .85em; }
     ul.stack .mark { background: #fff; color: #b3261e; border-color: #b3261e; align-self: flex-start; }
+    ul.stack .mark.changed { background: #0b57d0; color: #fff; border-color: #0b57d0; }
     section.past ul.stack li.card { filter: grayscale(1); border-style: dashed; }
     """
 }
