@@ -283,10 +283,13 @@ struct WebPages {
             }
             throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
         }
-        guard let pass = try await pass(atAddress: name) else {
+        // One look at the log's tail: the kept list finds the pass and keys its drawing.
+        let known = try await app.lists.current(user: visitor.session.user, library: library)
+        let snapshot: WebListCache.Snapshot
+        if let known { snapshot = known } else { snapshot = try await listSnapshot() }
+        guard let pass = snapshot.pass(address: name) else {
             throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
         }
-        let known = try await app.lists.current(user: visitor.session.user, library: library)
         let hash = pass.sha256
         // Drawn once for the snapshot of the list it was found in (the pass, its card, its
         // history do not change while the log has not moved), kept until the pass expires (its
