@@ -64,7 +64,7 @@ base="http://127.0.0.1:$port"
 curl -s -o /dev/null -c "$work/jar" "$link"
 cookie="pcsid=$(awk '$6 == "pcsid" { print $7 }' "$work/jar")"
 curl -sf -H "Cookie: $cookie" "$base/" > "$work/list.html"
-pass=$(grep -o '/passes/[0-9a-f]\{64\}' "$work/list.html" | sed -n 1p)
+pass=$(grep -o '/passes/[0-9a-f]\{32\}"' "$work/list.html" | tr -d '"' | sed -n 1p)
 [ -n "$pass" ] || { echo "run.sh: no pass on the list" >&2; exit 70; }
 
 # The floor: the very bytes of both pages as static files.

@@ -24,6 +24,8 @@ package final class WebApp: @unchecked Sendable {
     private var cards: [String: (card: Card, validUntil: Date)] = [:]
     /// Each user's passes and offers as the list shows them (see `WebListCache`).
     let lists = WebListCache()
+    /// Each pass's face on the list's stack (see `StackFaces`).
+    let faces = StackFaces()
     /// Each user's change log by pass, and the library object it was read from (see `changes`).
     private var histories: [String: (library: HeldLibrary, sequence: Int64, byPass: [PassID: [ChangeEntry]])] = [:]
     /// cairo and pango are driven from one thread: this queue's, never the tasks' cooperative
@@ -238,7 +240,9 @@ package final class WebApp: @unchecked Sendable {
         }
 
         guard let library = try await config.libraries(visitor.session.user) else { throw noLibrary(visitor.session.user) }
-        let pages = WebPages(app: self, visitor: visitor, library: library, languages: languages(request))
+        var pages = WebPages(app: self, visitor: visitor, library: library, languages: languages(request))
+        pages.zone = WebTime.zone(named: cookie(request, named: WebTime.chosenCookie)) ?? WebTime.zone(named: cookie(request, named: WebTime.browserCookie))
+        pages.seen = WebPages.seen(cookie(request, named: WebPages.seenCookie))
         var answer = segments.first == "settings"
             ? try await pages.settings(request, method: method, segments: segments, form: form)
             : try await pages.handle(method: method, segments: segments, query: query, form: form, parts: parts)
@@ -261,7 +265,7 @@ package final class WebApp: @unchecked Sendable {
         case 2 where s[0] == "passes":
             return s[1].hasSuffix(".pkpass") ? "/passes/{hash}.pkpass" : "/passes/{hash}"
         case 2 where s[0] == "offers": return "/offers/{number}"
-        case 2 where s[0] == "settings" && ["calendar", "tokens"].contains(s[1]): return "/settings/" + s[1]
+        case 2 where s[0] == "settings" && ["calendar", "tokens", "zone"].contains(s[1]): return "/settings/" + s[1]
         case 3 where s[0] == "passes" && ["update", "remove", "share"].contains(s[2]): return "/passes/{hash}/" + s[2]
         case 5 where s[0] == "passes" && s[2] == "links" && s[4] == "revoke": return "/passes/{hash}/links/{id}/revoke"
         case 3 where s[0] == "offers" && ["accept", "decline"].contains(s[2]): return "/offers/{number}/" + s[2]

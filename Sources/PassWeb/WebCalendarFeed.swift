@@ -27,14 +27,19 @@ extension WebApp {
         // "?alarm=3h" or "?alarm=kind": the reminders of `passconduit calendar --alarm`, chosen
         // where the address is pasted into a calendar program.
         var alarms: CalendarAlarms?
-        if let text = WebForm.urlEncoded(Substring(request.uri.query ?? ""))["alarm"] {
+        let query = WebForm.urlEncoded(Substring(request.uri.query ?? ""))
+        if let text = query["alarm"] {
             guard let parsed = CalendarAlarms.parse(text) else {
                 throw WebProblem(.badRequest, route: route, title: "Bad request",
                                  "alarm= wants a lead time such as 3h, 90m, 1d or 1h30m (at most 4w), or kind.")
             }
             alarms = parsed
         }
-        let calendar = try await LibraryCalendar.write(library: library, opener: config.opener, alarms: alarms)
+        // The descriptions' dates (a pass's date fields): in "?zone=Europe/Berlin" when given, else
+        // at each pass's own offset, the zone always named (issue 41 item 2; DTSTART is exact anyway).
+        var opener = config.opener
+        opener.shownZone = WebTime.shown(WebTime.zone(named: query["zone"]))
+        let calendar = try await LibraryCalendar.write(library: library, opener: opener, alarms: alarms)
         var headers = HTTPFields()
         headers[.contentType] = "text/calendar; charset=utf-8"
         headers[.contentDisposition] = "inline; filename=\"passes.ics\""

@@ -33,8 +33,11 @@ final class WebListCache: @unchecked Sendable {
         var times: [String: PassTimes]
         /// Index into `passes` by SHA-256.
         var bySHA256: [String: Int]
+        /// Index into `passes` by page address (`WebPages.address`).
+        var byAddress: [String: Int] = [:]
 
         func pass(sha256: String) -> StoredPass? { bySHA256[sha256].map { passes[$0] } }
+        func pass(address: String) -> StoredPass? { byAddress[address].map { passes[$0] } }
     }
 
     /// A pass page as drawn for one snapshot and languages: all of it but the parts that belong
@@ -91,7 +94,8 @@ final class WebListCache: @unchecked Sendable {
         let passes = try await library.passes()
         let offers = try await library.offers()
         let snapshot = Snapshot(tip: tip, passes: passes, offers: offers, times: await times(passes),
-                                bySHA256: Dictionary(passes.enumerated().map { ($1.sha256, $0) }, uniquingKeysWith: { a, _ in a }))
+                                bySHA256: Dictionary(passes.enumerated().map { ($1.sha256, $0) }, uniquingKeysWith: { a, _ in a }),
+                                byAddress: Dictionary(passes.enumerated().map { (WebPages.address($1.id), $0) }, uniquingKeysWith: { a, _ in a }))
         lock.withLock {
             clock &+= 1
             // A snapshot read later never gives way to one read earlier (two requests at once).

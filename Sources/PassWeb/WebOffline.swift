@@ -65,8 +65,8 @@ enum WebOffline {
         let assets = ["/", "/style.css", "/app.js", "/manifest.webmanifest", "/icon-192.png"]
         let object: [String: Any] = [
             "key": key,
-            "fetch": assets + live.map { "/passes/\($0.sha256)" },
-            "keep": passes.map { "/passes/\($0.sha256)" },
+            "fetch": assets + live.map { WebPages.page($0.id) },
+            "keep": passes.map { WebPages.page($0.id) },
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         var headers = HTTPFields()
@@ -143,6 +143,13 @@ enum WebOffline {
         });
       }
       markExpired();
+      // The browser's time zone, for the dates of the pages after this one (a page drawn without
+      // it writes each pass's dates at the pass's own offset, with the zone named).
+      var zone = '';
+      try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ''; } catch (e) {}
+      if (/^[A-Za-z0-9/_+-]{1,64}$/.test(zone) && document.cookie.split('; ').indexOf('pcbzone=' + zone) < 0) {
+        document.cookie = 'pcbzone=' + zone + '; Path=/; Max-Age=31536000; SameSite=Strict';
+      }
       var meta = document.querySelector('meta[name="passconduit-offline"]');
       var key = meta ? meta.getAttribute('content') : '';
       if (!('serviceWorker' in navigator) || !window.isSecureContext) { status('unavailable'); return; }
@@ -186,7 +193,7 @@ enum WebOffline {
     // before anything is stored, and a signed-out answer deletes them all.
     'use strict';
     var PREFIX = 'passconduit-';
-    var PAGE = /^\\/passes\\/[0-9a-f]{64}$/;
+    var PAGE = /^\\/passes\\/[0-9a-f]{32}$/;
     var ASSETS = ['/style.css', '/app.js', '/manifest.webmanifest', '/icon-180.png', '/icon-192.png', '/icon-512.png'];
 
     self.addEventListener('install', function () { self.skipWaiting(); });

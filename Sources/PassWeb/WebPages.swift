@@ -15,6 +15,11 @@ struct WebPages {
     let visitor: WebApp.Visitor
     let library: any PassLibraryBackend
     let languages: [String]
+    /// The viewer's time zone (`WebTime`): chosen on Settings, else the browser's; nil when
+    /// neither is known.
+    var zone: TimeZone? = nil
+    /// When this browser last looked at the list (`WebAddress`); nil on a first look.
+    var seen: Date? = nil
 
     typealias Answer = WebApp.Answer
     static func e(_ s: String) -> String { HTMLText.escape(s) }
@@ -22,7 +27,9 @@ struct WebPages {
 
     var opener: PassOpener {
         let base = app.config.opener
-        return PassOpener(trust: base.trust, limits: base.limits, preferredLanguages: languages)
+        var opener = PassOpener(trust: base.trust, limits: base.limits, preferredLanguages: languages)
+        opener.shownZone = WebTime.shown(zone)
+        return opener
     }
 
     func handle(method: HTTPRequest.Method, segments: [Substring], query: [String: String], form: [String: String],
@@ -165,7 +172,10 @@ struct WebPages {
             h += "<p class=\"note\"><a href=\"/offers\">\(offers.count == 1 ? "1 pass is" : "\(offers.count) passes are") waiting for you to accept or decline.</a></p>\n"
         }
         h += try await whatChanged()
-        return Answer(route: "/", response: page("Your passes", bodyParts: [h, sections(snapshot, query: q)]))
+        let now = Date()
+        var r = page("Your passes", bodyParts: [h, try await sections(snapshot, query: q, now: now)])
+        r.headers[.setCookie] = seenCookie(now)
+        return Answer(route: "/", response: r)
     }
 
     /// How far back "What changed" looks, and how many notices it shows.
@@ -185,9 +195,9 @@ struct WebPages {
             let unread = !notice.sent.contains(Notice.Channel.web.rawValue)
             let what = "<span class=\"text\" dir=\"auto\">\(Self.e(words.sentence))</span>"
                 + (words.passLine.map { " <span class=\"org\" dir=\"auto\">\(Self.e($0))</span>" } ?? "")
-            let linked = notice.pass.map { "<a href=\"/passes/\($0.sha256)\">\(what)</a>" } ?? what
+            let linked = notice.pass.map { _ in "<a href=\"\(Self.page(notice.passID))\">\(what)</a>" } ?? what
             h += "<li\(unread ? " class=\"unread\"" : "")>" + (unread ? "<strong class=\"mark\">New</strong> " : "") + linked
-                + " <time datetime=\"\(DateText.iso(notice.created))\">\(Self.e(DateText.human(notice.created)))</time></li>"
+                + " <time datetime=\"\(DateText.iso(notice.created))\">\(Self.e(when(notice.created)))</time></li>"
             if unread { _ = try await library.claimNotice(notice.id, channel: .web) }
         }
         return h + "</ul></section>\n"
@@ -204,9 +214,11 @@ struct WebPages {
 
     /// The list's passes for a search, drawn once for the snapshot and kept until the first
     /// moment the drawing would differ (a pass expires, a date falls behind: `LibraryView.nextChange`).
-    func sections(_ snapshot: WebListCache.Snapshot, query q: LibraryView.Query, now: Date = Date()) -> String {
+    func sections(_ snapshot: WebListCache.Snapshot, query q: LibraryView.Query, now: Date = Date()) async throws -> String {
+        let changed = Self.changed(snapshot.passes, since: seen)
         let search = [q.text ?? "", q.kind ?? "", q.upcoming ? "u" : "", q.past ? "p" : "",
-                      "\(app.config.openers.generation)"].joined(separator: "\u{0}")
+                      "\(app.config.openers.generation)", languages.joined(separator: ","), zoneKey,
+                      changed.sorted { $0.key < $1.key }.map { $0.key + $0.value }.joined(separator: ",")].joined(separator: "\u{0}")
         let user = visitor.session.user
         if let kept = app.lists.drawn(user: user, library: library, tip: snapshot.tip, search: search, now: now) { return kept }
         let passes = snapshot.passes
@@ -217,36 +229,17 @@ struct WebPages {
         } else if view.current.isEmpty && view.archived.isEmpty {
             h += "<p>No pass matches.</p>\n"
         }
+        let faces = await app.faces.faces(for: (view.currentItems + view.archivedItems).map(\.pass), languages: languages + ["@" + zoneKey],
+                                          library: library, opener: opener)
         if !view.current.isEmpty {
-            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + groups(view.current, now: now) + "</section>\n"
+            h += "<section aria-labelledby=\"next\"><h2 id=\"next\">Passes</h2>\n" + stack(view.current, faces: faces, changed: changed, now: now) + "</section>\n"
         }
         if !view.archived.isEmpty {
-            h += "<section aria-labelledby=\"expired\"><h2 id=\"expired\">Expired</h2>\n" + groups(view.archived, now: now) + "</section>\n"
+            h += "<section aria-labelledby=\"expired\" class=\"past\"><h2 id=\"expired\">Expired</h2>\n" + stack(view.archived, faces: faces, changed: changed, now: now) + "</section>\n"
         }
         let validUntil = LibraryView.nextChange(passes: passes, times: snapshot.times, after: now) ?? .distantFuture
         app.lists.keep(user: user, library: library, tip: snapshot.tip, search: search, html: h, validUntil: validUntil)
         return h
-    }
-
-    func groups(_ groups: [LibraryView.Group], now: Date) -> String {
-        groups.map { group in
-            let items = group.items.map { item($0, now: now) }.joined()
-            return group.items.count > 1 ? "<ul class=\"passes group\" aria-label=\"passes of one trip or order\">\(items)</ul>\n"
-                                         : "<ul class=\"passes\">\(items)</ul>\n"
-        }.joined()
-    }
-
-    func item(_ item: LibraryView.Item, now: Date) -> String {
-        let p = item.pass
-        var marks: [String] = []
-        if p.voided { marks.append("voided") }
-        if let x = p.expirationDate, x <= now { marks.append("expired") }
-        if p.status != .valid { marks.append(p.status.rawValue) }
-        let date = (item.next ?? item.times.dates.last ?? p.relevantDate).map { DateText.human($0) } ?? ""
-        return "<li\(marks.isEmpty ? Self.expiry(p, now: now) : "")><a href=\"/passes/\(p.sha256)\"><span class=\"org\">\(Self.e(p.organizationName))</span> "
-            + "<span class=\"desc\">\(Self.e(p.description))</span>"
-            + (date.isEmpty ? "" : " <span class=\"date\">\(Self.e(date))</span>")
-            + marks.map { " <span class=\"mark\">\(Self.e($0))</span>" }.joined() + "</a></li>"
     }
 
     // MARK: One pass
@@ -260,7 +253,13 @@ struct WebPages {
     /// From the user's cached list when it is current (one look at the change log's tail), else
     /// one indexed lookup by the full digest (not a scan of the whole library).
     func storedPass(_ hash: String) async throws -> StoredPass {
-        try await storedPass(hash, known: try await app.lists.current(user: visitor.session.user, library: library))
+        if Self.isAddress(hash) {
+            guard let pass = try await pass(atAddress: hash) else {
+                throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+            }
+            return pass
+        }
+        return try await storedPass(hash, known: try await app.lists.current(user: visitor.session.user, library: library))
     }
 
     func storedPass(_ hash: String, known: WebListCache.Snapshot?) async throws -> StoredPass {
@@ -270,20 +269,32 @@ struct WebPages {
         return pass
     }
 
-    func passPage(_ hash: String, now: Date = Date()) async throws -> Answer {
-        let known = try await app.lists.current(user: visitor.session.user, library: library)
-        guard let pass = try await WebApp.storedPass(hash, library: library, known: known) else {
-            // An earlier version's address: the pass as it is now (an updated pass keeps being found).
-            if let id = try await app.pass(ofVersion: hash, user: visitor.session.user, library: library),
-               let current = try await library.pass(id) {
-                return Answer(route: "/passes/{hash}", response: app.redirect("/passes/\(current.sha256)"))
+    func passPage(_ name: String, now: Date = Date()) async throws -> Answer {
+        guard Self.isAddress(name) else {
+            // A version's address (the current one or an earlier one, from before an update):
+            // the pass's page, at its address of every version.
+            let known = try await app.lists.current(user: visitor.session.user, library: library)
+            if let pass = try await WebApp.storedPass(name, library: library, known: known) {
+                return Answer(route: "/passes/{hash}", response: app.redirect(Self.page(pass.id)))
+            }
+            if let id = try await app.pass(ofVersion: name, user: visitor.session.user, library: library),
+               try await library.pass(id) != nil {
+                return Answer(route: "/passes/{hash}", response: app.redirect(Self.page(id)))
             }
             throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
         }
+        // One look at the log's tail: the kept list finds the pass and keys its drawing.
+        let known = try await app.lists.current(user: visitor.session.user, library: library)
+        let snapshot: WebListCache.Snapshot
+        if let known { snapshot = known } else { snapshot = try await listSnapshot() }
+        guard let pass = snapshot.pass(address: name) else {
+            throw WebProblem(.notFound, route: "-", title: "Not found", "There is no such pass in your library.")
+        }
+        let hash = pass.sha256
         // Drawn once for the snapshot of the list it was found in (the pass, its card, its
         // history do not change while the log has not moved), kept until the pass expires (its
         // mark); only the session's parts are added on each request.
-        let key = hash + "|" + languages.joined(separator: ",") + "|\(app.config.openers.generation)"
+        let key = hash + "|" + languages.joined(separator: ",") + "|\(app.config.openers.generation)|" + zoneKey
         let user = visitor.session.user
         let drawn: WebListCache.DrawnPass
         if let known, let kept = app.lists.drawnPass(user: user, library: library, tip: known.tip, key: key, now: now) {
@@ -296,7 +307,7 @@ struct WebPages {
             }
         }
         return Answer(route: "/passes/{hash}", response: app.page(
-            .ok, title: drawn.title, bodyParts: [drawn.card, drawn.canUpdate ? updateForm(hash) : "", try await shareSection(pass, hash: hash, now: now), drawn.rest],
+            .ok, title: drawn.title, bodyParts: [drawn.card, drawn.canUpdate ? updateForm(Self.address(pass.id)) : "", try await shareSection(pass, hash: Self.address(pass.id), now: now), drawn.rest],
             head: drawn.head, nav: nav, offlineKey: offlineKey))
     }
 
@@ -304,7 +315,7 @@ struct WebPages {
         // The card is the same for the same bytes: drawn once, then taken from the cache (and the
         // stored bytes are read and verified only to draw it).
         let library = self.library, opener = self.opener, app = self.app
-        let card = try await app.card(sha256: hash, languages: languages, expires: pass.expirationDate, now: now) {
+        let card = try await app.card(sha256: hash, languages: languages + ["@" + zoneKey], expires: pass.expirationDate, now: now) {
             let verdict = opener.open(try await library.export(pass.id))
             let canUpdate = verdict.pass?.canUpdate == true
             guard let drawn = await app.render(verdict) else {
@@ -317,14 +328,14 @@ struct WebPages {
         var head = ""
         if let css = card.css {
             head = "<style>\(css)</style>\n"
-            h += "<div class=\"cardbox\"\(card.language ?? "")\(Self.expiry(pass, now: now))>\(card.body)</div>\n"
+            h += "<div class=\"cardbox\"\(card.language ?? "")\(Self.expiry(pass, now: now, zone: zone))>\(card.body)</div>\n"
         } else {
             h += card.body
         }
         h += """
         <p class="actions"><a class="button" href="/passes/\(hash).pkpass" type="application/vnd.apple.pkpass">Add to Apple Wallet</a>
         <a class="button" href="/passes/\(hash).pkpass?download=1" download>Download (.pkpass)</a>
-        <a class="button danger" href="/passes/\(hash)/remove">Remove…</a></p>
+        <a class="button danger" href="\(Self.page(pass.id))/remove">Remove…</a></p>
 
         """
         let before = h
@@ -335,9 +346,9 @@ struct WebPages {
             // "offer 4" is the library's own reference to the offer it was accepted from, not a file
             // anyone saw (issue 41 item 4); the message it came in is named above.
             if let file = source.file, !Self.isOfferReference(file) { h += "<dt>File</dt><dd dir=\"auto\">\(Self.e(file))</dd>\n" }
-            h += "<dt>Received</dt><dd>\(Self.e(DateText.human(source.receivedAt)))</dd>\n"
+            h += "<dt>Received</dt><dd>\(Self.e(when(source.receivedAt)))</dd>\n"
         }
-        h += "<dt>Added</dt><dd>\(Self.e(DateText.human(pass.addedAt)))</dd>\n"
+        h += "<dt>Added</dt><dd>\(Self.e(when(pass.addedAt)))</dd>\n"
         h += "<dt>Issuer</dt><dd dir=\"auto\">\(Self.e(pass.organizationName)) (\(Self.e(pass.teamIdentifier)))\(pass.status == .valid ? "" : ", " + Self.e(pass.status.rawValue))</dd>\n"
         h += "</dl></section>\n"
         h += try await history(pass, last: last)
@@ -353,9 +364,9 @@ struct WebPages {
 
     /// When a pass that is not expired yet expires: app.js marks it once that moment has passed,
     /// also on a page saved for use offline.
-    static func expiry(_ pass: StoredPass, now: Date = Date()) -> String {
+    static func expiry(_ pass: StoredPass, now: Date = Date(), zone: TimeZone? = nil) -> String {
         guard let at = pass.expirationDate, at > now, !pass.voided else { return "" }
-        return " data-expires=\"\(DateText.iso(at))\" data-expires-text=\"\(e(DateText.human(at)))\""
+        return " data-expires=\"\(DateText.iso(at))\" data-expires-text=\"\(e(WebTime.human(at, zone: zone)))\""
     }
 
     /// The card's style sheet inside the wallet's page: its rules for the stand-alone page's
@@ -384,7 +395,7 @@ struct WebPages {
         guard !entries.isEmpty else { return "" }
         var h = "<section aria-labelledby=\"history\"><h2 id=\"history\">History</h2><ol class=\"history\">\n"
         for entry in entries.reversed().prefix(50) {
-            h += "<li><span class=\"date\">\(Self.e(DateText.human(entry.at)))</span> <span dir=\"auto\">\(Self.e(Self.happened(entry.kind, issuer: pass.organizationName)))</span>"
+            h += "<li><span class=\"date\">\(Self.e(when(entry.at)))</span> <span dir=\"auto\">\(Self.e(Self.happened(entry.kind, issuer: pass.organizationName)))</span>"
             let lines = entry.changes.map { c -> String in
                 if let m = c.message { return m }
                 let name = c.label.flatMap { $0.isEmpty ? nil : $0 } ?? c.key
@@ -434,7 +445,7 @@ struct WebPages {
             let h = """
             <p>Remove <strong dir="auto">\(Self.e(pass.organizationName)) · \(Self.e(pass.description))</strong> from your library? This cannot be undone here.</p>
             <form method="post" action="/passes/\(hash)/remove"><input type="hidden" name="csrf" value="\(csrf)">
-            <button type="submit" class="danger">Remove</button> <a href="/passes/\(hash)">Keep it</a></form>
+            <button type="submit" class="danger">Remove</button> <a href="\(Self.page(pass.id))">Keep it</a></form>
             """
             return Answer(route: "/passes/{hash}/remove", response: page("Remove this pass?", body: h))
         }
@@ -479,7 +490,7 @@ struct WebPages {
         let verdict = opener.open(bytes)
         var h = ""
         var head = ""
-        if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(DateText.human(offer.createdAt))).</p>\n" }
+        if let subject = offer.source?.subject { h += "<p>From the message “<span dir=\"auto\">\(Self.e(subject))</span>”, \(Self.e(when(offer.createdAt))).</p>\n" }
         if let source = offer.source, let chat = SourceText.chat(source) { h += "<p dir=\"auto\">\(Self.e(chat)).</p>\n" }
         if let card = await app.render(verdict) {
             head = "<style>\(Self.cardStyle(card.css))</style>\n"
@@ -513,10 +524,10 @@ struct WebPages {
             let h = "<p>This offer was settled a moment ago (accepted or declined, perhaps in another window). Nothing more was changed.</p><p><a href=\"/offers\">Offers</a></p>"
             return Answer(route: route, response: page("Already settled", body: h, status: .conflict))
         case .added(let storedPass):
-            let h = "<p>Added to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
+            let h = "<p>Added to your library.</p><p><a href=\"\(Self.page(storedPass.id))\">Open the pass</a></p>"
             return Answer(route: route, response: page("Added", body: h))
         case .updated(let storedPass):
-            let h = "<p>Updated to your library.</p><p><a href=\"/passes/\(storedPass.sha256)\">Open the pass</a></p>"
+            let h = "<p>Updated to your library.</p><p><a href=\"\(Self.page(storedPass.id))\">Open the pass</a></p>"
             return Answer(route: route, response: page("Updated", body: h))
         }
         return Answer(route: route, response: page("Not added", body: "<p>\(Self.e(sentence))</p><p><a href=\"/offers\">Offers</a></p>", status: status))
@@ -590,7 +601,6 @@ struct WebPages {
     ul.passes a { display: flex; flex-wrap: wrap; gap: 4px 10px; padding: 10px 12px; color: inherit; text-decoration: none; }
     ul.passes .org { font-weight: bold; }
     ul.passes .date { opacity: .75; margin-left: auto; }
-    ul.group { border-left: 4px solid var(--accent); }
     .mark { font-size: .8em; border: 1px solid var(--danger); color: var(--danger); border-radius: 4px; padding: 0 4px; }
     form.search, form.login, form.upload { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin: 8px 0 16px; }
     form.login { flex-direction: column; align-items: stretch; max-width: 360px; }
@@ -602,7 +612,7 @@ struct WebPages {
     code, pre, .note a { overflow-wrap: anywhere; }
     pre { white-space: pre-wrap; }
     @media (max-width: 480px) { body { font-size: 15px; } main { padding: 8px; } }
-    """
+    """ + "\n" + stackStyle
 }
 
 /// An upload, scanned and added as `add --yes` would: off the request threads (the scanner's

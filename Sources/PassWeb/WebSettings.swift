@@ -37,6 +37,8 @@ extension WebPages {
             default:
                 break
             }
+        case 2 where !get && segments[1] == "zone":
+            return try await chooseZone(request, form: form)
         case 2 where !get && segments[1] == "tokens":
             let name = (form["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             guard !name.isEmpty, name.count <= WebState.maxTokenName,
@@ -89,6 +91,7 @@ extension WebPages {
                 + "<form method=\"post\" action=\"/logout\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\"><button type=\"submit\">Sign out</button></form>\n"
                 + "</section>\n"
         }
+        h += zoneSection(request)
         h += "<section aria-labelledby=\"calendar\"><h2 id=\"calendar\">Calendar subscription</h2>\n"
         h += "<p>Your calendar program can subscribe to the dates of your passes, and keeps them up to date. "
             + "The address holds a secret of its own: anyone who has it sees your passes' dates, so renew or revoke it when it was shared by mistake. "

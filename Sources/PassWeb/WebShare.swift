@@ -146,7 +146,7 @@ extension WebPages {
             for link in links.reversed() {
                 let state = link.state(at: now)
                 var used = link.uses == 0 ? "never" : (link.uses == 1 ? "once" : "\(link.uses) times")
-                if let last = link.lastUsed { used += ", last \(DateText.human(last))" }
+                if let last = link.lastUsed { used += ", last \(when(last))" }
                 let status: String
                 switch state {
                 case .live:
@@ -157,8 +157,8 @@ extension WebPages {
                 case .revoked: status = "revoked"
                 case .used: status = "used"
                 }
-                h += "<tr><td>#\(link.id)\(link.oneDownload ? " (one download)" : "")</td><td>\(Self.e(DateText.human(link.created)))</td>"
-                    + "<td>\(Self.e(DateText.human(link.expires)))</td><td>\(Self.e(used))</td><td>\(status)</td></tr>\n"
+                h += "<tr><td>#\(link.id)\(link.oneDownload ? " (one download)" : "")</td><td>\(Self.e(when(link.created)))</td>"
+                    + "<td>\(Self.e(when(link.expires)))</td><td>\(Self.e(used))</td><td>\(status)</td></tr>\n"
             }
             h += "</tbody></table>\n"
         }
@@ -176,10 +176,10 @@ extension WebPages {
         let (link, url) = try await app.makeShareLink(pass, days: days, oneDownload: once, user: visitor.session.user,
                                                       origin: visitor.origin, library: library)
         let h = """
-        <p>Anyone with this link can add <strong dir="auto">\(Self.e(pass.organizationName)) · \(Self.e(pass.description))</strong> to their Wallet \(once ? "once, " : "")until \(Self.e(DateText.human(link.expires))).</p>
+        <p>Anyone with this link can add <strong dir="auto">\(Self.e(pass.organizationName)) · \(Self.e(pass.description))</strong> to their Wallet \(once ? "once, " : "")until \(Self.e(when(link.expires))).</p>
         <p><input class="sharelink" type="text" readonly size="60" value="\(Self.e(url))" aria-label="The link"></p>
         <p>This is the only time the link is shown: copy it now. You can revoke it on the pass's page.</p>
-        <p><a href="/passes/\(hash)">Back to the pass</a></p>
+        <p><a href="\(Self.page(pass.id))">Back to the pass</a></p>
         """
         return Answer(route: route, response: page("Share link", body: h))
     }
@@ -193,6 +193,6 @@ extension WebPages {
             throw WebProblem(.notFound, route: route, title: "Not found", "This pass has no such link.")
         }
         _ = try await library.revokeShareLink(id)
-        return Answer(route: route, response: app.redirect("/passes/\(hash)"))
+        return Answer(route: route, response: app.redirect(Self.page(pass.id)))
     }
 }

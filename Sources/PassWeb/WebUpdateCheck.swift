@@ -23,7 +23,7 @@ extension WebPages {
         // The pass may now be another version (another hash): the link names the current one.
         let current = try await library.pass(pass.id)
         var h = "<p class=\"note\" role=\"status\" dir=\"auto\">\(Self.e(sentence))</p>\n"
-        if let current { h += "<p><a href=\"/passes/\(current.sha256)\">Back to the pass</a></p>\n" }
+        if let current { h += "<p><a href=\"\(Self.page(current.id))\">Back to the pass</a></p>\n" }
         return Answer(route: route, response: page("Check for update", body: h))
     }
 }

@@ -9,7 +9,7 @@ enum FieldRenderer {
     /// `deviceZone` is evaluated only for a date field shown in the device's zone: the first
     /// `TimeZone.current` costs ~1.6 M instructions (issue 14), most passes have no such field.
     static func render(_ field: PassField, localize: (String) -> String,
-                       deviceZone: @autoclosure () -> TimeZone = .current) -> PassField {
+                       deviceZone: @autoclosure () -> TimeZone = .current, shown: PassOpener.ShownZone? = nil) -> PassField {
         var f = field
         f.label = field.label.map(localize)
         f.changeMessage = field.changeMessage.map(localize)
@@ -19,8 +19,16 @@ enum FieldRenderer {
             if isStyled(field.dateStyle) || isStyled(field.timeStyle), var date = PassDate(s) {
                 // Wallet shows a date in the device's zone unless the field sets ignoresTimeZone
                 // (research/pkpass-format.md); a date written without a zone stays as written.
-                if !field.ignoresTimeZone, date.utcOffset != nil { date.utcOffset = deviceZone().secondsFromGMT(for: date.date) }
-                f.value = format(date, dateStyle: field.dateStyle, timeStyle: field.timeStyle)
+                var named = ""
+                if let shown, !field.ignoresTimeZone, let written = date.utcOffset {
+                    // The viewer's zone (or the pass's own offset), named after a time without one.
+                    let offset = shown.zone?.secondsFromGMT(for: date.date) ?? written
+                    date.utcOffset = offset
+                    if isStyled(field.timeStyle), field.timeStyle != "PKDateStyleLong", field.timeStyle != "PKDateStyleFull" {
+                        named = " " + shown.name(date.date, offset)
+                    }
+                } else if !field.ignoresTimeZone, date.utcOffset != nil { date.utcOffset = deviceZone().secondsFromGMT(for: date.date) }
+                f.value = format(date, dateStyle: field.dateStyle, timeStyle: field.timeStyle) + named
             } else {
                 f.value = localize(s)
             }

@@ -16,6 +16,20 @@ package struct PassOpener: Sendable {
     /// The time a pass is opened at (only for the note that the signing certificate has expired
     /// since; the chain is checked at the signing time). Passed in, so tests choose it.
     package let now: @Sendable () -> Date
+    /// The zone date fields are shown in, with its name written after the time (the web
+    /// wallet's viewer); nil: the device's zone, unnamed, as Wallet on a phone.
+    package var shownZone: ShownZone?
+
+    /// A zone to show date fields in, and how to name it: `zone` nil keeps the offset the pass
+    /// wrote; `name` gets the instant and the offset shown.
+    package struct ShownZone: Sendable {
+        package var zone: TimeZone?
+        package var name: @Sendable (Date, Int) -> String
+        package init(zone: TimeZone?, name: @escaping @Sendable (Date, Int) -> String) {
+            self.zone = zone
+            self.name = name
+        }
+    }
 
     package init(trust: TrustStore, limits: PassLimits = .init(), preferredLanguages: [String] = [],
                  now: @escaping @Sendable () -> Date = { Date() }) {
@@ -168,10 +182,11 @@ package struct PassOpener: Sendable {
         }
         let localize: @Sendable (String) -> String = { [table] in table[$0] ?? $0 }
         // Rendered when first read (PassInfo.shownFields): a date field needs the device's zone.
+        let shownZone = self.shownZone
         let shownFields = Deferred { [fields = d.fields] in
             var shown = fields
             for group in PassFieldGroup.allCases {
-                group.set(group.fields(of: fields).map { FieldRenderer.render($0, localize: localize) }, in: &shown)
+                group.set(group.fields(of: fields).map { FieldRenderer.render($0, localize: localize, shown: shownZone) }, in: &shown)
             }
             return shown
         }
@@ -179,9 +194,9 @@ package struct PassOpener: Sendable {
             Deferred { [fields] in
                 var shown = fields
                 for group in PassFieldGroup.allCases {
-                    group.set(group.fields(of: fields).map { FieldRenderer.render($0, localize: localize) }, in: &shown)
+                    group.set(group.fields(of: fields).map { FieldRenderer.render($0, localize: localize, shown: shownZone) }, in: &shown)
                 }
-                shown.footerFields = fields.footerFields.map { FieldRenderer.render($0, localize: localize) }
+                shown.footerFields = fields.footerFields.map { FieldRenderer.render($0, localize: localize, shown: shownZone) }
                 return shown
             }
         }

@@ -309,7 +309,7 @@ final class NewLayoutCardTests: XCTestCase {
         try server.started()
         let jar = sandbox.dir.appendingPathComponent("jar")
         XCTAssertEqual(try WebServeTests.curl(server.signIn, jar: jar).status, 303)
-        let reply = try WebServeTests.curl(server.base + "/passes/\(sha)", jar: jar)
+        let reply = try WebServeTests.passPage(server.base, sha, jar: jar)
         XCTAssertEqual(reply.status, 200, reply.text + server.text)
         let page = reply.text
         XCTAssertTrue(page.contains("class=\"card pgen\""), "drawn as a poster generic pass")

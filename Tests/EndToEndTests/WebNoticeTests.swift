@@ -30,9 +30,16 @@ final class WebNoticeTests: XCTestCase {
         XCTAssertTrue(list.text.contains("Gate changed to &lt;b&gt;B22&lt;/b&gt;."), list.text)
         XCTAssertFalse(list.text.contains("<b>B22</b>"), list.text)
         let v2SHA = String(decoding: try UpdateKit.run("/usr/bin/sha256sum", [v2.path]), as: UTF8.self).prefix(64)
-        XCTAssertTrue(list.text.contains("<a href=\"/passes/\(v2SHA)\">"), list.text)
+        XCTAssertFalse(v2SHA.isEmpty)
+        // Linked to the pass's own address (issue 41 item 6), which its update kept; and marked
+        // on the list as updated since this browser's last look at it, once.
+        let listed = try XCTUnwrap(sandbox.run("list", ["--json"]).objects.first)
+        let address = try WebServeTests.address(listed["passTypeIdentifier"] as? String ?? "", serial)
+        XCTAssertTrue(list.text.contains("<a href=\"/passes/\(address)\">"), list.text)
+        XCTAssertTrue(list.text.contains(" <strong class=\"mark changed\">updated</strong></a></li>"), list.text)
         list = try WebServeTests.curl(server.base + "/", jar: jar)
         XCTAssertTrue(list.text.contains("Gate changed to &lt;b&gt;B22&lt;/b&gt;."), list.text)
         XCTAssertFalse(list.text.contains("<strong class=\"mark\">New</strong>"), "seen once: \(list.text)")
+        XCTAssertFalse(list.text.contains("mark changed"), "seen once: \(list.text)")
     }
 }

@@ -107,6 +107,20 @@ final class WebServeTests: XCTestCase {
         return String(html[r.upperBound...].prefix(64))
     }
 
+    /// A pass's page address as serve makes it (issue 41 item 6): the first 32 hex digits of the
+    /// SHA-256 of its pass type identifier and serial number, a line feed between.
+    static func address(_ type: String, _ serial: String) throws -> String {
+        let r = try HandOn.run("/bin/sh", ["-c", "printf '%s\\n%s' \"$1\" \"$2\" | sha256sum", "sh", type, serial])
+        return String(r.stdout.prefix(32))
+    }
+
+    /// GET of a version's page address: its redirect to the pass's own address, then that page.
+    static func passPage(_ base: String, _ hash: String, jar: URL?, _ extra: [String] = []) throws -> Reply {
+        let first = try curl(base + "/passes/" + hash, jar: jar, extra)
+        guard first.status == 303, let location = first.header("Location"), location.hasPrefix("/passes/") else { return first }
+        return try curl(base + location, jar: jar, extra)
+    }
+
     func sha(_ sandbox: Sandbox, library: String? = nil) throws -> [String] {
         let args = library.map { ["--library", $0, "--json"] } ?? ["--json"]
         return try sandbox.run("list", args, common: library == nil ? true : false).objects.compactMap { $0["sha256"] as? String }
@@ -128,7 +142,7 @@ final class WebServeTests: XCTestCase {
         try server.started()
         let jar = sandbox.dir.appendingPathComponent("jar")
         XCTAssertEqual(try curl(server.signIn, jar: jar).status, 303)
-        let before = try curl(server.base + "/passes/" + hash, jar: jar)
+        let before = try Self.passPage(server.base, hash, jar: jar)
         XCTAssertEqual(before.status, 200)
         XCTAssertTrue(before.text.contains("NOT VERIFIED"), "no anchor for the test CA yet")
 
@@ -137,7 +151,7 @@ final class WebServeTests: XCTestCase {
         XCTAssertTrue(MilterKit.waitUntil(10) { server.text.contains("reloaded the trust anchors") || !server.process.isRunning }, server.text)
         XCTAssertTrue(server.process.isRunning, "SIGHUP ended serve: \(server.process.isRunning ? "" : "status \(server.process.terminationStatus)") \(server.text)")
         XCTAssertTrue(server.text.contains(Run.sample("ca/trust")), server.text)
-        let after = try curl(server.base + "/passes/" + hash, jar: jar)
+        let after = try Self.passPage(server.base, hash, jar: jar)
         XCTAssertEqual(after.status, 200, "the session survives the reload")
         XCTAssertFalse(after.text.contains("NOT VERIFIED"), "the reloaded anchor verifies the pass")
 
@@ -145,7 +159,7 @@ final class WebServeTests: XCTestCase {
         try "[trust\n".write(to: config, atomically: true, encoding: .utf8)
         kill(server.process.processIdentifier, SIGHUP)
         XCTAssertTrue(MilterKit.waitUntil(10) { server.text.contains("reload failed, keeping the old trust anchors") }, server.text)
-        XCTAssertFalse(try curl(server.base + "/passes/" + hash, jar: jar).text.contains("NOT VERIFIED"))
+        XCTAssertFalse(try Self.passPage(server.base, hash, jar: jar).text.contains("NOT VERIFIED"))
         kill(server.process.processIdentifier, SIGTERM)
         server.process.waitUntilExit()
         XCTAssertEqual(server.process.terminationStatus, 0, server.text)
@@ -351,8 +365,10 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(list.header("Cache-Control"), "no-store")
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: list.body) as? [String: Any])
         XCTAssertEqual(object["key"] as? String, key)
-        let hashes = try sha(sandbox)
-        let boarding = try XCTUnwrap(try sandbox.run("list", ["--json"]).objects.first { ($0["serialNumber"] as? String) == "LIVE-1" }?["sha256"] as? String)
+        // Pages at the passes' own addresses (issue 41 item 6), not their versions'.
+        let listed = try sandbox.run("list", ["--json"]).objects
+        let hashes = try listed.map { try Self.address($0["passTypeIdentifier"] as? String ?? "", $0["serialNumber"] as? String ?? "") }
+        let boarding = try XCTUnwrap(try listed.first { ($0["serialNumber"] as? String) == "LIVE-1" }.map { try Self.address($0["passTypeIdentifier"] as? String ?? "", "LIVE-1") })
         let event = try XCTUnwrap(hashes.first { $0 != boarding })
         let fetch = object["fetch"] as? [String] ?? []
         XCTAssertTrue(fetch.contains("/") && fetch.contains("/style.css") && fetch.contains("/passes/" + boarding), "\(fetch)")
@@ -374,7 +390,7 @@ final class WebServeTests: XCTestCase {
         let jar = sandbox.dir.appendingPathComponent("jar")
         XCTAssertEqual(try curl(server.signIn, jar: jar).status, 303)
 
-        let page = try curl(server.base + "/passes/" + hash, jar: jar)
+        let page = try Self.passPage(server.base, hash, jar: jar)
         XCTAssertEqual(page.status, 200)
         XCTAssertTrue(page.text.contains("href=\"/passes/\(hash).pkpass\""), page.text)
         XCTAssertTrue(page.text.contains("<svg"), "the barcode is drawn: \(page.text.prefix(400))")
@@ -628,7 +644,7 @@ final class WebServeTests: XCTestCase {
         XCTAssertEqual(try sha(sandbox, library: bob).count, 2)
         // Its page names the message it came in, not the library's "offer 1" as a file (issue 41 item 4).
         let acceptedHash = try XCTUnwrap(Set(try sha(sandbox, library: bob)).subtracting([bobHash]).first)
-        let acceptedPage = try curl(server.base + "/passes/\(acceptedHash)", jar: bobJar, asBob)
+        let acceptedPage = try Self.passPage(server.base, acceptedHash, jar: bobJar, asBob)
         XCTAssertTrue(acceptedPage.text.contains("<dt>Message</dt>"), acceptedPage.text)
         XCTAssertFalse(acceptedPage.text.contains("offer 1"), acceptedPage.text)
 

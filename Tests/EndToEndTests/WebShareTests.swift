@@ -46,9 +46,11 @@ final class WebShareTests: XCTestCase {
         let jar = sandbox.dir.appendingPathComponent("jar")
         XCTAssertEqual(try W.curl(server.signIn, jar: jar).status, 303)
 
-        let page = try W.curl(server.base + "/passes/" + hash, jar: jar)
+        // The page at the pass's own address (issue 41 item 6); its forms post there.
+        let address = try W.address("pass.org.passconduit.boarding", "BP-PC1234-20260701-12A")
+        let page = try W.passPage(server.base, hash, jar: jar)
         XCTAssertEqual(page.status, 200)
-        XCTAssertTrue(page.text.contains("<form method=\"post\" action=\"/passes/\(hash)/share\">"), page.text)
+        XCTAssertTrue(page.text.contains("<form method=\"post\" action=\"/passes/\(address)/share\">"), page.text)
         XCTAssertTrue(page.text.contains("<button type=\"submit\">Share…</button>"), page.text)
         XCTAssertFalse(page.text.contains("class=\"links\""), "no links yet")
         let csrf = try XCTUnwrap(W.csrf(page.text))
@@ -86,11 +88,11 @@ final class WebShareTests: XCTestCase {
         XCTAssertEqual(usedUp.status, 404)
 
         // The page lists the links, with their use, and revokes one.
-        let listed = try W.curl(server.base + "/passes/" + hash, jar: jar)
+        let listed = try W.curl(server.base + "/passes/" + address, jar: jar)
         XCTAssertTrue(listed.text.contains("class=\"links\""), listed.text)
         XCTAssertTrue(listed.text.contains("2 times, last "), listed.text)
         XCTAssertTrue(listed.text.contains("#2 (one download)"), listed.text)
-        XCTAssertTrue(listed.text.contains("action=\"/passes/\(hash)/links/1/revoke\""), listed.text)
+        XCTAssertTrue(listed.text.contains("action=\"/passes/\(address)/links/1/revoke\""), listed.text)
         XCTAssertFalse(listed.text.contains(Self.secret(weekly)), "the page never shows a secret again")
         let revoked = try W.curl(server.base + "/passes/\(hash)/links/1/revoke", jar: jar, origin + ["-d", "csrf=\(csrf)"])
         XCTAssertEqual(revoked.status, 303)

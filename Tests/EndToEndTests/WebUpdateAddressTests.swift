@@ -50,7 +50,7 @@ final class WebUpdateAddressTests: XCTestCase {
         let jar = sandbox.dir.appendingPathComponent("jar")
         XCTAssertEqual(try WebServeTests.curl(server.signIn, jar: jar).status, 303)
         for (serial, hash) in hashes.sorted(by: { $0.key < $1.key }) {
-            let page = try WebServeTests.curl(server.base + "/passes/\(hash)", jar: jar)
+            let page = try WebServeTests.passPage(server.base, hash, jar: jar)
             let csrf = try XCTUnwrap(WebServeTests.csrf(page.text), page.text)
             let checked = try WebServeTests.curl(server.base + "/passes/\(hash)/update", jar: jar, ["-d", "csrf=\(csrf)"])
             XCTAssertEqual(checked.status, 200, checked.text)
@@ -95,7 +95,7 @@ final class WebUpdateAddressTests: XCTestCase {
         try server.started()
         let jar = sandbox.dir.appendingPathComponent("jar")
         XCTAssertEqual(try WebServeTests.curl(server.signIn, jar: jar).status, 303)
-        let page = try WebServeTests.curl(server.base + "/passes/\(hash)", jar: jar)
+        let page = try WebServeTests.passPage(server.base, hash, jar: jar)
         let csrf = try XCTUnwrap(WebServeTests.csrf(page.text), page.text)
         let checked = try WebServeTests.curl(server.base + "/passes/\(hash)/update", jar: jar, ["-d", "csrf=\(csrf)"])
         XCTAssertTrue(checked.text.contains("no longer knows this pass"), checked.text)

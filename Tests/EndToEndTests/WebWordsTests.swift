@@ -76,7 +76,7 @@ final class WebWordsTests: XCTestCase {
 
         let list = try get("/")
         XCTAssertEqual(list.status, 200, list.text)
-        let hashes = Array(Set(list.text.matches(of: /\/passes\/([0-9a-f]{64})"/).map { String($0.1) })).sorted()
+        let hashes = Array(Set(list.text.matches(of: /\/passes\/([0-9a-f]{32})"/).map { String($0.1) })).sorted()
         XCTAssertEqual(hashes.count, 2, list.text)
         for hash in hashes {
             XCTAssertEqual(try get("/passes/\(hash)").status, 200)
