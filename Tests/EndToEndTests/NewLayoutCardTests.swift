@@ -469,4 +469,45 @@ final class NewLayoutCardTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         return Int(r.text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
+
+    /// `scan` and `add` name a new layout ("Drawn as", show --verbose's words) and, in detail,
+    /// list what its face shows — the lines `show` gives under "On the card" — instead of the
+    /// classic rows; a classic card and a fallback keep "On the pass", the fallback's reason with
+    /// --verbose only; a pass that asks for no newer layout prints what it printed before.
+    func testScanAndAddNameTheLayoutAndListItsFace() throws {
+        let cases = [("poster-event.pkpass", "pass.org.passconduit.event/GALA-1", "poster event ticket"),
+                     ("semantic-boarding.pkpass", "pass.org.passconduit.boarding/UA987-1", "semantic boarding pass"),
+                     ("poster-generic.pkpass", "pass.org.passconduit.generic/MUSEUM-1", "poster generic pass")]
+        XCTAssertEqual(try sandbox.run("add", ["--yes"] + cases.map { Self.sample($0.0) }).status, 0)
+        for (file, id, layout) in cases {
+            let plain = try sandbox.run("scan", [Self.sample(file)])
+            XCTAssertEqual(plain.status, 0, plain.stderr)
+            XCTAssertTrue(plain.stdout.contains("\n  Drawn as    \(layout)\n"), "\(file): \(plain.stdout)")
+            XCTAssertFalse(plain.stdout.contains("On the card"), "details only with --verbose: \(plain.stdout)")
+
+            let verbose = try sandbox.run("scan", ["--verbose", Self.sample(file)])
+            XCTAssertEqual(verbose.status, 0, verbose.stderr)
+            XCTAssertFalse(verbose.stdout.contains("On the pass"), "\(file): \(verbose.stdout)")
+            // Every line show lists under "On the card" is on the scan card, one level in.
+            let show = try sandbox.run("show", [id]).stdout
+            let section = try XCTUnwrap(show.components(separatedBy: "\nOn the card (\(layout))\n").dropFirst().first, show)
+            let faceLines = section.components(separatedBy: "\n\n")[0].split(separator: "\n").map(String.init)
+            XCTAssertGreaterThan(faceLines.count, 2, section)
+            let expected = "\n  On the card (\(layout))\n" + faceLines.map { "  " + $0 }.joined(separator: "\n") + "\n"
+            XCTAssertTrue(verbose.stdout.contains(expected), "\(file): wanted\n\(expected)\nin\n\(verbose.stdout)")
+        }
+        let add = try sandbox.run("add", ["--yes", Self.sample("poster-live.pkpass")])
+        XCTAssertTrue(add.stdout.contains("\n  Drawn as    poster event ticket\n"), add.stdout)
+        XCTAssertTrue(add.stdout.contains("\n  On the card (poster event ticket)\n    Title       South Bay Jazz\n"), add.stdout)
+        XCTAssertTrue(add.stdout.contains("    ADMISSION   VIP Access\n"), add.stdout)
+
+        let fallback = try sandbox.run("scan", [Self.sample("fallback-no-venue.pkpass")])
+        XCTAssertFalse(fallback.stdout.contains("Drawn as"), fallback.stdout)
+        let fallbackVerbose = try sandbox.run("scan", ["--verbose", Self.sample("fallback-no-venue.pkpass")])
+        XCTAssertTrue(fallbackVerbose.stdout.contains("\n  Drawn as    event ticket (poster layout not used: semantics.venueName is missing)\n"),
+                      fallbackVerbose.stdout)
+        XCTAssertTrue(fallbackVerbose.stdout.contains("\n  On the pass\n    EVENT       Spring Gala\n"), fallbackVerbose.stdout)
+        let classic = try sandbox.run("scan", ["--verbose", Run.sample("passes/event-ticket.pkpass")])
+        XCTAssertFalse(classic.stdout.contains("Drawn as") || classic.stdout.contains("On the card"), classic.stdout)
+    }
 }
