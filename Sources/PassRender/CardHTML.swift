@@ -109,11 +109,11 @@ enum CardHTML {
     static func styleSheet(for m: CardModel) -> String {
         var sheet: String = css
         if m.poster != nil {
-            sheet += posterCSS
+            sheet += posterCSS + newLayoutMarkCSS
         } else if m.boarding != nil {
-            sheet += boardingCSS
+            sheet += boardingCSS + newLayoutMarkCSS
         } else if m.posterGeneric != nil {
-            sheet += posterGenericCSS
+            sheet += posterGenericCSS + newLayoutMarkCSS
         }
         guard !m.below.isEmpty else { return sheet }
         return sheet + belowCSS + (m.below.venueMap == nil ? "" : venueMapCSS)
@@ -122,6 +122,13 @@ enum CardHTML {
     /// The venue map: the section's width, its own proportions.
     static let venueMapCSS = """
     .below .vmap { display: block; width: 100%; height: auto; border-radius: 8px; }
+
+    """
+
+    /// The new layouts' "expired" band: white on #b04800 (5.6:1, WCAG AA for its 10 px bold text;
+    /// axe-core found the classic #d95900 at 4.2:1). Classic cards keep theirs byte for byte.
+    static let newLayoutMarkCSS = """
+    .mark.expired { background: #b04800; }
 
     """
 
