@@ -169,6 +169,47 @@ write_pass("fallback-sports-no-team.pkpass", ticket("MATCH-8", "Harbour City vs 
                                                     footerBackgroundColor="rgb(200, 16, 46)"),
            {"background@2x.png": BG_SPORTS}, "eventTicket", "semantics.awayTeamAbbreviation is missing")
 
+# The event guide below a poster (iOS 18, 26): the venue map the pass ships (venueMap.png, as
+# passkit-generator's posterEventTicketWithNewSeats model does; drawn here: stands around a
+# stage, the seat block marked), the guide's https links, Additional Info, and two upcoming
+# events whose names and venues are keys of en.lproj/pass.strings (UTF-8), translated like fields.
+def venue_map(width, height):
+    def pixel(x, y):
+        c = (236, 232, 220)
+        if width * 0.35 <= x < width * 0.65 and height * 0.08 <= y < height * 0.22:
+            c = (60, 60, 70)                                   # the stage
+        elif (x - width / 2) ** 2 / (width * 0.42) ** 2 + (y - height * 0.15) ** 2 / (height * 0.8) ** 2 < 1 \
+                and y > height * 0.3 and (x // 24 + y // 24) % 2 == 0:
+            c = (150, 160, 185)                                # stalls
+        if width * 0.44 <= x < width * 0.52 and height * 0.55 <= y < height * 0.63:
+            c = (220, 40, 60)                                  # your block
+        return (c[0], c[1], c[2], 255)
+    return encode(width, height, pixel)
+
+VENUE_MAP = venue_map(686, 458)
+GUIDE_STRINGS = {"en.lproj/pass.strings": ('"UPCOMING_MATINEE" = "Spring Gala: Family Matinee";\n'
+                                           '"UPCOMING_CLOSING" = "Spring Gala: Closing Night";\n'
+                                           '"VENUE_CLORE" = "Clore Ballroom";\n').encode("utf-8")}
+write_pass("poster-event-guide.pkpass", ticket("GALA-5", "Spring Gala", GALA, eventLogoText="SPRING GALA",
+               parkingInformationURL="https://venue.example/parking", bagPolicyURL="https://venue.example/bags",
+               orderFoodURL="https://venue.example/food", directionsInformationURL="https://venue.example/directions",
+               upcomingPassInformation=[
+                   {"type": "event", "identifier": "matinee", "name": "UPCOMING_MATINEE",
+                    "dateInformation": {"date": "2026-05-02T14:00:00+01:00"},
+                    "semantics": {"venueName": "VENUE_CLORE"},
+                    "images": {"venueMap": {"reuseExisting": True}}},
+                   {"type": "event", "identifier": "closing", "name": "UPCOMING_CLOSING",
+                    "dateInformation": {"date": "2026-05-03T19:30:00+01:00"},
+                    "semantics": {"venueName": "Royal Festival Hall"}}]),
+           {"artwork@2x.png": ART_GALA, "secondaryLogo@2x.png": SPONSOR, "venueMap@2x.png": VENUE_MAP, **LOGO, **GUIDE_STRINGS},
+           "posterEventTicket")
+# A required tag of the wrong type (Apple types venueRoom as a string): the classic ticket, which
+# has no event guide, so its venue map is not shown either.
+write_pass("fallback-venue-room-number.pkpass", ticket("GALA-6", "Spring Gala", {**GALA, "venueRoom": 42},
+                                                       eventLogoText="SPRING GALA"),
+           {"artwork@2x.png": ART_GALA, "venueMap@2x.png": VENUE_MAP, **LOGO}, "eventTicket",
+           "semantics.venueRoom is a number, not text")
+
 # Semantic boarding passes (iOS 26).
 FLIGHT = {"airlineCode": "UA", "flightCode": "UA987", "flightNumber": 987, "departureAirportCode": "ORD",
           "departureAirportName": "O'Hare International Airport", "departureCityName": "Chicago", "departureGate": "C10",
@@ -324,6 +365,8 @@ the reason `show --verbose` gives.
 | fallback-sports-no-team.pkpass | sports without awayTeamAbbreviation: classic event ticket (its footerBackgroundColor unused) |
 | poster-generic.pkpass | iOS 27 poster generic pass with a generic fallback: background 345 × 505 pt, primaryLogo, header field, a bold title (primary field without a label), two footer fields (the first drawn), additionalInfoFields, three featuredActions (two drawn), labels localized in en.lproj/pass.strings (UTF-16) |
 | poster-generic-only.pkpass | posterGeneric as the only style, no image, suppressHeaderDarkening |
+| poster-event-guide.pkpass | poster event ticket with its event guide below: venueMap@2x.png, four https guide links, two upcoming events named through en.lproj/pass.strings (UTF-8) |
+| fallback-venue-room-number.pkpass | semantics.venueRoom is a number (Apple wants text): classic event ticket, its venueMap@2x.png not shown (no event guide) |
 | hostile-below.pkpass | poster generic with markup in every text and javascript:/http: featured actions and links (left out), two upcoming events |
 EOF
 echo "wrote $(ls "$out"/*.pkpass | wc -l) passes to $out"

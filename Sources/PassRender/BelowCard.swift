@@ -5,7 +5,9 @@ import WalletPass
 /// Additional Info fields (iOS 18), iOS 27's featured actions (at most two, not on poster event
 /// tickets or semantic boarding passes), the event guide, ticket and airline service links
 /// (iOS 18, iOS 26) and the upcoming events (iOS 26). HTML puts it in a section after the card,
-/// PDF on the back, `show` in lines.
+/// PDF on the back, `show` in lines. A poster event ticket's event guide also shows the venue map
+/// the pass ships (`venueMap.png`, [PKG] posterEventTicketWithNewSeats): HTML and PDF draw it under
+/// "Venue Map" within the image limits, `show` names the file.
 ///
 /// Only `https` links are links (a featured `call` action may be `tel:`); `http:`, `javascript:`,
 /// `data:` and app schemes are left out and counted. E-mail addresses and phone numbers of the
@@ -34,8 +36,18 @@ package struct BelowCard: Sendable, Equatable {
         package var venue: String?
     }
 
+    /// The venue map image the pass ships, as `show` names it.
+    package struct VenueMap: Sendable, Equatable {
+        package var file: String
+        package var width: Int
+        package var height: Int
+    }
+
     package var additionalInfo: [FieldCell]
     package var actions: [Link]
+    /// A poster event ticket's own `venueMap` image (its event guide); nil on every other layout,
+    /// as in Wallet, and when the image is left out by the limits (`CardModel` clears it).
+    package var venueMap: VenueMap?
     package var linkGroups: [LinkGroup]
     package var upcoming: [Upcoming]
     /// Sentences on what was left out ("2 links are left out: not https.").
@@ -46,8 +58,11 @@ package struct BelowCard: Sendable, Equatable {
     static let maxAdditionalInfo = 20
 
     package var isEmpty: Bool {
-        additionalInfo.isEmpty && actions.isEmpty && linkGroups.isEmpty && upcoming.isEmpty && leftOut.isEmpty
+        additionalInfo.isEmpty && actions.isEmpty && linkGroups.isEmpty && upcoming.isEmpty && leftOut.isEmpty && venueMap == nil
     }
+
+    /// Wallet's heading over the venue map.
+    package static let venueMapTitle = "Venue Map"
 
     /// What goes under `info`'s card when it is drawn as `scheme`; `additionalInfo` the shown
     /// (localized) Additional Info fields of the style drawn.
@@ -109,11 +124,15 @@ package struct BelowCard: Sendable, Equatable {
         }
         linkGroups = groups
 
+        // Names and venues through the pass's pass.strings, as its fields are.
+        func shown(_ text: String?) -> String? { text.map(info.localized).flatMap(PosterFace.nonBlank) }
         upcoming = d.upcomingPassInformation.prefix(Self.maxUpcoming).map { entry in
-            let name = entry.name.flatMap(PosterFace.nonBlank) ?? entry.semantics?.eventName.flatMap(PosterFace.nonBlank) ?? "Event"
+            let name = shown(entry.name) ?? shown(entry.semantics?.eventName) ?? "Event"
             return Upcoming(name: FieldCell.cut(name, to: 120), date: Self.when(entry.dateInformation),
-                            venue: entry.semantics?.venueName.flatMap(PosterFace.nonBlank).map { FieldCell.cut($0, to: 120) })
+                            venue: shown(entry.semantics?.venueName).map { FieldCell.cut($0, to: 120) })
         }
+        venueMap = scheme == .posterEventTicket
+            ? info.images.image("venueMap").map { VenueMap(file: $0.file, width: $0.width, height: $0.height) } : nil
         let moreUpcoming = max(0, d.upcomingPassInformation.count - Self.maxUpcoming) + d.upcomingLeftOut
         if moreUpcoming > 0 {
             leftOut.append("\(moreUpcoming) more upcoming \(moreUpcoming == 1 ? "event is" : "events are") not listed.")
@@ -137,6 +156,9 @@ package struct BelowCard: Sendable, Equatable {
         if !actions.isEmpty { out.append(("Featured Actions", actions.map { ($0.title, $0.value) })) }
         if !upcoming.isEmpty {
             out.append(("Upcoming Events", upcoming.map { ($0.name, $0.date + ($0.venue.map { " · " + $0 } ?? "")) }))
+        }
+        if let map = venueMap {
+            out.append((Self.venueMapTitle, [("Image", "\(map.file), \(map.width) × \(map.height) pixels")]))
         }
         for group in linkGroups { out.append((group.title, group.links.map { ($0.title, $0.value) })) }
         if !additionalInfo.isEmpty { out.append(("Additional Info", additionalInfo.map { ($0.label, $0.value) })) }

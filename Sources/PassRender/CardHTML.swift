@@ -27,7 +27,7 @@ enum CardHTML {
         <main>
 
         """
-        if side != .back { h += front(m, images: images, width: width) + below(m, width: width) }
+        if side != .back { h += front(m, images: images, width: width) + below(m, images: images, width: width) }
         if side != .front { h += back(m, width: width) }
         h += "</main>\n</body>\n</html>\n"
         return h
@@ -109,14 +109,28 @@ enum CardHTML {
     static func styleSheet(for m: CardModel) -> String {
         var sheet: String = css
         if m.poster != nil {
-            sheet += posterCSS
+            sheet += posterCSS + newLayoutMarkCSS
         } else if m.boarding != nil {
-            sheet += boardingCSS
+            sheet += boardingCSS + newLayoutMarkCSS
         } else if m.posterGeneric != nil {
-            sheet += posterGenericCSS
+            sheet += posterGenericCSS + newLayoutMarkCSS
         }
-        return m.below.isEmpty ? sheet : sheet + belowCSS
+        guard !m.below.isEmpty else { return sheet }
+        return sheet + belowCSS + (m.below.venueMap == nil ? "" : venueMapCSS)
     }
+
+    /// The venue map: the section's width, its own proportions.
+    static let venueMapCSS = """
+    .below .vmap { display: block; width: 100%; height: auto; border-radius: 8px; }
+
+    """
+
+    /// The new layouts' "expired" band: white on #b04800 (5.6:1, WCAG AA for its 10 px bold text;
+    /// axe-core found the classic #d95900 at 4.2:1). Classic cards keep theirs byte for byte.
+    static let newLayoutMarkCSS = """
+    .mark.expired { background: #b04800; }
+
+    """
 
     /// The section under the card: Wallet's groups as small headed lists.
     static let belowCSS = """
@@ -138,7 +152,7 @@ enum CardHTML {
 
     /// What Wallet shows under the pass, after the card; nothing when the pass has none of it.
     /// Every text escaped; links only `https:` (and `tel:` for a call action), never fetched.
-    static func below(_ m: CardModel, width: Double) -> String {
+    static func below(_ m: CardModel, images: [String: PassImage], width: Double) -> String {
         let b = m.below
         guard !b.isEmpty else { return "" }
         let e = HTMLText.escape
@@ -161,6 +175,10 @@ enum CardHTML {
                 h += "<li><span class=\"lt\" dir=\"auto\">" + e(u.name) + "</span> <span class=\"bd\">" + e(u.date) + venue + "</span></li>"
             }
             h += "</ul>\n"
+        }
+        if b.venueMap != nil, let map = images["venueMap"] {
+            h += "<p class=\"bt\">\(BelowCard.venueMapTitle)</p><img class=\"vmap\" alt=\"Venue map\" width=\"\(map.width)\" "
+                + "height=\"\(map.height)\" src=\"\(dataURL(map))\">\n"
         }
         for group in b.linkGroups {
             h += "<p class=\"bt\">" + e(group.title) + "</p><ul>"

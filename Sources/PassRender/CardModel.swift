@@ -113,6 +113,8 @@ package struct CardModel: Sendable {
     /// pass's `background` image, else its `artwork`), with `primaryLogo`.
     package var posterGeneric: PosterGenericFace?
     package var primaryLogo: PassImage?
+    /// A poster event ticket's `venueMap` image, drawn below the card (HTML, the PDF's back).
+    package var venueMap: PassImage?
     /// What Wallet shows under the pass (HTML after the card, PDF on the back, `show` in lines).
     package var below: BelowCard
 
@@ -227,6 +229,8 @@ package struct CardModel: Sendable {
             poster = PosterFace(info: info)
             artwork = image("artwork") ?? image("background")
             secondaryLogo = image("secondaryLogo")
+            venueMap = image("venueMap")
+            below.venueMap = venueMap.map { BelowCard.VenueMap(file: $0.file, width: $0.width, height: $0.height) }
             background = nil
             strip = nil
             thumbnail = nil

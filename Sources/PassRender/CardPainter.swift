@@ -574,8 +574,16 @@ final class CardPainter {
             // Wallet's sections under the pass, each under its heading; links as their addresses
             // (a printed page cannot be tapped, and nothing is fetched).
             for section in m.below.sections {
-                if let pageBottom, let newPage, y + 40 > pageBottom { y = newPage() }
+                // The venue map at the text's width in its own proportions, at most 300 points
+                // high, on the page of its heading.
+                let map = section.title == BelowCard.venueMapTitle ? pictures["venueMap"].flatMap { $0.width > 0 ? $0 : nil } : nil
+                let mapHeight = map.map { min(tw * Double($0.height) / Double($0.width), 300) } ?? 0
+                if let pageBottom, let newPage, y + 40 + mapHeight > pageBottom { y = newPage() }
                 y += text(section.title.uppercased(), x: x + P, y: y + 4, width: tw, size: 11, bold: true, color: ink) + 10
+                if let map {
+                    y += fit(map, x: x + P, y: y, maxWidth: tw, maxHeight: mapHeight).height + 10
+                    continue
+                }
                 for line in section.lines { block(line.label, line.value) }
             }
             for sentence in m.below.leftOut { block("", sentence) }

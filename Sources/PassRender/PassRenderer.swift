@@ -117,7 +117,10 @@ package enum PassRenderer {
         let slots: [(String, PassImage?)] = [("logo", model.logo), ("strip", model.strip), ("background", model.background),
                                               ("thumbnail", model.thumbnail), ("footer", model.footer),
                                               ("artwork", model.artwork), ("secondaryLogo", model.secondaryLogo),
-                                              ("primaryLogo", model.primaryLogo)]
+                                              ("primaryLogo", model.primaryLogo),
+                                              // Last: the card's own images come first in the pixel budget;
+                                              // only HTML and the PDF's back show what is below the card.
+                                              ("venueMap", [.html, .pdf].contains(request.format) ? model.venueMap : nil)]
         for (name, image) in slots {
             guard let image else { continue }
             switch PassPicture.decode(image, limits: request.imageLimits, budget: &budget) {
@@ -139,6 +142,8 @@ package enum PassRenderer {
         model.artwork = images["artwork"]
         model.secondaryLogo = images["secondaryLogo"]
         model.primaryLogo = images["primaryLogo"]
+        model.venueMap = images["venueMap"]
+        if model.venueMap == nil { model.below.venueMap = nil }
         if model.poster != nil {
             model.colors = CardColors(document: info.document, backgroundImageLuminance: pictures["artwork"]?.meanLuminance)
             model.poster?.chooseColors(colors: model.colors, artworkLuminance: pictures["artwork"]?.meanLuminance)
@@ -166,7 +171,7 @@ package enum PassRenderer {
                                                 errorMessage: errorMessage)
         let width = measureWidth(model, pictures: pictures)
         var body = ""
-        if side != .back { body += CardHTML.front(model, images: images, width: width) + CardHTML.below(model, width: width) }
+        if side != .back { body += CardHTML.front(model, images: images, width: width) + CardHTML.below(model, images: images, width: width) }
         if side != .front { body += CardHTML.back(model, width: width) }
         return (CardHTML.styleSheet(for: model), body, model.notes)
     }

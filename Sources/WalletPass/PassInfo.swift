@@ -73,6 +73,8 @@ package struct PassInfo: Sendable, Equatable {
     package var language: String?
     /// All `.lproj` folders of the pass.
     package var languages: [String]
+    /// The chosen language's `pass.strings` (key to translation), empty without one.
+    package var strings: [String: String] = [:]
     /// The whole pass.json model, unlocalized.
     package var document: PassDocument
 
@@ -99,6 +101,10 @@ package struct PassInfo: Sendable, Equatable {
     package func localizedValue(forFieldKey key: String) -> String? {
         allFields.first { $0.key == key }?.value
     }
+
+    /// `text` through the pass's `pass.strings`, as field labels and values are: the translation
+    /// when the text is a key of the table, else the text itself.
+    package func localized(_ text: String) -> String { strings[text] ?? text }
 
     /// The field with `key`, or nil.
     package func field(_ key: String) -> PassField? {

@@ -219,7 +219,7 @@ package struct PassOpener: Sendable {
             shownFields: shownFields, shownPosterFields: shownPosterFields,
             webServiceURL: d.webServiceURL, canUpdate: d.webServiceURL != nil && d.authenticationToken != nil,
             signer: nil, icon: images.image("icon", scale: 3, ignoringCase: false), images: images, language: language,
-            languages: folders.sorted(), document: d)
+            languages: folders.sorted(), strings: table, document: d)
     }
 
     /// The image files of the pass (root and `.lproj/`), looked up by name and scale.

@@ -127,6 +127,10 @@ package struct SchemeChoice: Sendable, Equatable {
     }
 
     /// Why `document` cannot be a poster event ticket, nil when it can.
+    ///
+    /// Apple types every required event tag as a string and `performerNames` as a list of strings
+    /// ([Doc:semantictags], Pass Builder `PassSemantics.swift`): a number, or a performer that is
+    /// not text, is not the tag Wallet asks for, so the classic ticket is drawn.
     static func posterEventProblem(_ document: PassDocument, imageNames: [String]) -> String? {
         guard document.kind == .eventTicket else { return "the pass's style is \(document.kind?.rawValue ?? "missing"), not eventTicket" }
         let (object, problem) = semanticsObject(document)
@@ -134,7 +138,7 @@ package struct SchemeChoice: Sendable, Equatable {
         var keys = posterEventKeys
         if let type = object["eventType"]?.string { keys += posterEventKeysByType[type] ?? [] }
         for key in keys {
-            if let problem = tagProblem(object, [key], list: key == "performerNames") { return problem }
+            if let problem = tagProblem(object, [key], wanted: key == "performerNames" ? .texts : .text) { return problem }
         }
         let hasArt = imageNames.contains { name in
             let base = name.split(separator: "/").last.map(String.init) ?? name
@@ -144,7 +148,11 @@ package struct SchemeChoice: Sendable, Equatable {
         return nil
     }
 
-    /// Why `document` cannot be a semantic boarding pass, nil when it can.
+    /// The three scheduled times a semantic boarding pass is drawn from: W3C dates.
+    static let boardingDateKeys: Set<String> = ["originalArrivalDate", "originalBoardingDate", "originalDepartureDate"]
+
+    /// Why `document` cannot be a semantic boarding pass, nil when it can. The flight number may be
+    /// a number (Apple's type) or text; the scheduled times must be dates Wallet reads.
     static func boardingProblem(_ document: PassDocument) -> String? {
         guard document.kind == .boardingPass else { return "the pass's style is \(document.kind?.rawValue ?? "missing"), not boardingPass" }
         guard document.fields.transitType == "PKTransitTypeAir" else {
@@ -153,9 +161,10 @@ package struct SchemeChoice: Sendable, Equatable {
         let (object, problem) = semanticsObject(document)
         guard let object else { return problem }
         for keys in boardingKeys {
-            if let problem = tagProblem(object, keys, list: false, name: keys[0] == "passengerName" ? .object : .textOrNumber) {
-                return problem
-            }
+            let wanted: Wanted = keys[0] == "passengerName" ? .name
+                : keys[0] == "flightNumber" ? .textOrNumber
+                : boardingDateKeys.contains(keys[0]) ? .date : .text
+            if let problem = tagProblem(object, keys, wanted: wanted) { return problem }
         }
         return nil
     }
@@ -166,24 +175,30 @@ package struct SchemeChoice: Sendable, Equatable {
         return (object, nil)
     }
 
-    enum Wanted { case textOrNumber, object }
+    /// What a required tag must hold: a string; a string or a number (the flight number); a list of
+    /// strings with one that is not blank; a W3C date; a person's name (an object or plain text).
+    enum Wanted { case text, textOrNumber, texts, date, name }
 
     /// "semantics.venueName is missing", "… is a number, not text", "… is empty"; nil when usable.
-    private static func tagProblem(_ object: [String: JSONValue], _ keys: [String], list: Bool,
-                                   name wanted: Wanted = .textOrNumber) -> String? {
+    private static func tagProblem(_ object: [String: JSONValue], _ keys: [String], wanted: Wanted) -> String? {
         let path = "semantics." + keys[0]
         guard let value = keys.lazy.compactMap({ object[$0] }).first else { return path + " is missing" }
-        if list {
-            guard let items = value.array else { return "\(path) is \(JSONDictionaryReader.kind(value)), not a list" }
-            return items.contains(where: { !($0.string ?? "").isEmpty }) ? nil : path + " is empty"
-        }
+        func blank(_ s: String) -> Bool { s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         switch (wanted, value) {
-        case (.object, _):
+        case (.texts, .array(let items)):
+            if let (i, item) = items.enumerated().first(where: { $0.element.string == nil }) {
+                return "\(path)[\(i)] is \(JSONDictionaryReader.kind(item)), not text"
+            }
+            return items.contains(where: { !blank($0.string ?? "") }) ? nil : path + " is empty"
+        case (.texts, _): return "\(path) is \(JSONDictionaryReader.kind(value)), not a list"
+        case (.name, _):
             // A PersonNameComponents dictionary, or the plain name some issuers write.
             return PassPersonName(value) == nil ? "\(path) is \(JSONDictionaryReader.kind(value)), not a name" : nil
-        case (.textOrNumber, .string(let s)): return s.trimmingCharacters(in: .whitespaces).isEmpty ? path + " is empty" : nil
+        case (.text, .string(let s)), (.textOrNumber, .string(let s)): return blank(s) ? path + " is empty" : nil
         case (.textOrNumber, .number): return nil
-        case (.textOrNumber, _): return "\(path) is \(JSONDictionaryReader.kind(value)), not text"
+        case (.text, _), (.textOrNumber, _): return "\(path) is \(JSONDictionaryReader.kind(value)), not text"
+        case (.date, .string(let s)): return PassDate(s) == nil ? path + " is not a date Wallet reads" : nil
+        case (.date, _): return "\(path) is \(JSONDictionaryReader.kind(value)), not a date"
         }
     }
 }

@@ -1,20 +1,29 @@
 import Conduit
 import Foundation
+import PassRender
 import PassStore
 import WalletPass
 
 /// The compact card a person sees for a pass: what it is, whether it can be trusted, what the
 /// library knows, and where it was found. `details` adds the fields, barcode text, signer and
-/// notes (the add flow and --verbose).
+/// notes (the add flow and --verbose). A pass drawn in one of the new layouts (poster event
+/// ticket, semantic boarding pass, poster generic pass) is named by its layout, and its details
+/// are what that card's face shows (`CardFaceText`, as `show` lists them), not the classic rows.
 struct PassCard {
     let terminal: Terminal
 
     func render(_ found: FoundPass, details: Bool, now: Date = Date()) -> String {
         let verdict = found.verdict
         var lines: [String] = []
+        // The face of a new layout; nil for a classic card (whose fields are what it shows).
+        let face = verdict.pass.flatMap(CardFaceText.lines)
         if let pass = verdict.pass {
             lines.append(terminal.bold(safe("\(pass.kindName) · \(pass.organizationName)")))
             if let description = Self.visible(pass.description) { lines.append("  " + safe(description)) }
+            // show --verbose's words; a classic pass says it only with --verbose, and only when it
+            // asked for a newer layout Wallet would not use.
+            let scheme = pass.scheme
+            if face != nil || (terminal.verbose && scheme.declined != nil) { lines.append(row("Drawn as", safe(scheme.text))) }
             if let date = pass.relevantDate { lines.append(row("When", pass.relevantDateIsDay ? DateText.day(date) : DateText.human(date))) }
             if let expiry = pass.expirationDate { lines.append(row("Expires", expiryText(expiry, now: now))) }
             if pass.voided { lines.append(row("Voided", "yes, the issuer has voided this pass")) }
@@ -27,8 +36,14 @@ struct PassCard {
         if details, let pass = verdict.pass {
             // The pass's own fields sit under a heading, indented: a field labelled "Status"
             // (Eurowings has one, valued "-") must not read as passconduit's verdict.
-            let fields = fieldLines(PassFieldGroup.front.flatMap { $0.fields(of: pass) })
-            if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields }
+            if let face {
+                // What the new layout's face shows, as `show` lists it under "On the card".
+                let cells = face.lines.filter { !$0.value.isEmpty }.map { row(safe($0.label), safe($0.value), indent: "    ") }
+                if !cells.isEmpty { lines += ["  " + terminal.dim("On the card (\(face.layout))")] + cells }
+            } else {
+                let fields = fieldLines(PassFieldGroup.front.flatMap { $0.fields(of: pass) })
+                if !fields.isEmpty { lines += ["  " + terminal.dim("On the pass")] + fields }
+            }
             if let barcode = pass.barcodes.first {
                 lines.append(row("Barcode", safe(barcode.altText ?? barcode.message)))
             }

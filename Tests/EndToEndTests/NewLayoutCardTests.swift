@@ -369,7 +369,7 @@ final class NewLayoutCardTests: XCTestCase {
     func testTheSamplesAreDrawnInTheSchemeTheirScriptExpects() throws {
         let tsv = try String(contentsOfFile: Self.sample("expected.tsv"), encoding: .utf8)
         let rows = tsv.split(separator: "\n").dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        XCTAssertEqual(rows.count, 13)
+        XCTAssertEqual(rows.count, 15)
         let add = try sandbox.run("add", ["--yes"] + rows.map { Self.sample($0[0]) })
         XCTAssertEqual(add.status, 0, add.stdout + add.stderr)
         let names = ["posterEventTicket": "poster event ticket", "eventTicket": "event ticket",
@@ -383,5 +383,131 @@ final class NewLayoutCardTests: XCTestCase {
             XCTAssertTrue(show.stdout.contains("\n  Drawn as    \(wanted)\n"), "\(row[0]): \(show.stdout)")
             XCTAssertTrue(show.stdout.contains("Status      valid"), "\(row[0]): \(show.stdout)")
         }
+    }
+
+    /// Issue 40, the event guide of a poster event ticket: the venue map the pass ships is drawn
+    /// under "Venue Map" (HTML inlined, the PDF's back), the upcoming events' names and venues go
+    /// through the pass's pass.strings as its fields do, and `show` names both; a classic ticket
+    /// (the poster declined) shows no venue map, as Wallet has no event guide for it.
+    func testTheEventGuideShowsTheVenueMapAndTranslatedUpcomingEvents() throws {
+        let page = try String(contentsOfFile: try render("poster-event-guide.pkpass", "html", side: "both"), encoding: .utf8)
+        let below = try XCTUnwrap(page.components(separatedBy: "<section class=\"below\"").dropFirst().first, page)
+        XCTAssertTrue(below.contains("<p class=\"bt\">Venue Map</p><img class=\"vmap\" alt=\"Venue map\" width=\"686\" height=\"458\" "
+                                     + "src=\"data:image/png;base64,"), below)
+        XCTAssertTrue(page.contains(".below .vmap {"), "the map's style is on the page")
+        let words = htmlText(below)
+        XCTAssertTrue(words.contains("Upcoming Events Spring Gala: Family Matinee Sat 2 May 2026, 14:00 · Clore Ballroom "
+                                     + "Spring Gala: Closing Night Sun 3 May 2026, 19:30 · Royal Festival Hall"), words)
+        for key in ["UPCOMING_MATINEE", "UPCOMING_CLOSING", "VENUE_CLORE"] {
+            XCTAssertFalse(page.contains(key), "\(key) is translated")
+        }
+        XCTAssertTrue(words.contains("Event Guide"), words)
+
+        // The PDF's back: the heading, the names, and the map's pixels (its red seat block).
+        let pdf = try render("poster-event-guide.pkpass", "pdf", side: "both")
+        let text = try HandOn.run("/usr/bin/pdftotext", ["-layout", pdf, "-"]).stdout
+        for shown in ["VENUE MAP", "Spring Gala: Family Matinee", "Clore Ballroom", "UPCOMING EVENTS"] {
+            XCTAssertTrue(text.contains(shown), "\(shown) not on the PDF:\n\(text)")
+        }
+        XCTAssertFalse(text.contains("venueMap@2x.png"), "the map is drawn, not named:\n\(text)")
+        XCTAssertGreaterThan(try redPixels(pdf: pdf), 200, "the venue map's red block is on the PDF")
+        XCTAssertEqual(try redPixels(pdf: try render("poster-event.pkpass", "pdf", side: "both")), 0, "no map without one")
+
+        let classic = try String(contentsOfFile: try render("fallback-venue-room-number.pkpass", "html", side: "both"), encoding: .utf8)
+        XCTAssertFalse(classic.contains("vmap") || classic.contains("Venue Map"), "a classic ticket has no event guide")
+
+        XCTAssertEqual(try sandbox.run("add", ["--yes", Self.sample("poster-event-guide.pkpass")]).status, 0)
+        let show = try sandbox.run("show", ["pass.org.passconduit.event/GALA-5"])
+        XCTAssertEqual(show.status, 0, show.stderr)
+        XCTAssertTrue(show.stdout.contains("\n  Upcoming Events\n    Spring Gala: Family Matinee\n                Sat 2 May 2026, 14:00 · Clore Ballroom\n"),
+                      show.stdout)
+        XCTAssertTrue(show.stdout.contains("\n  Venue Map\n    Image       venueMap@2x.png, 686 × 458 pixels\n"), show.stdout)
+    }
+
+    /// A venue map of a lying size meets the image guards: left out with the guard's note, no
+    /// empty heading, the rest of the section drawn.
+    func testAVenueMapOfALyingSizeIsLeftOutByTheImageGuards() throws {
+        let lying = try RenderKit.python(["-c", """
+            import base64, struct, zlib
+            def chunk(k, d): return struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d) & 0xFFFFFFFF)
+            png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 30000, 30000, 8, 6, 0, 0, 0)) \\
+                + chunk(b"IDAT", zlib.compress(b"\\0" * 64)) + chunk(b"IEND", b"")
+            print(base64.b64encode(png).decode())
+            """])
+        XCTAssertEqual(lying.status, 0, lying.stderr)
+        let pass = sandbox.dir.appendingPathComponent("lying-map.pkpass")
+        try HandOn.forge("../layout-passes/poster-event-guide.pkpass", set: [
+            "serialNumber": "GALA-7", "__files__": ["venueMap@2x.png": lying.text.trimmingCharacters(in: .whitespacesAndNewlines)]], to: pass)
+        let out = sandbox.dir.appendingPathComponent("lying.html").path
+        let run = try sandbox.run("render", ["--verbose", "--format", "html", "--side", "both", "-o", out, pass.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("venueMap@2x.png declares 30000 × 30000 pixels"), run.stderr)
+        let page = try String(contentsOfFile: out, encoding: .utf8)
+        XCTAssertFalse(page.contains("Venue Map") || page.contains("class=\"vmap\""), "no map, no heading")
+        XCTAssertTrue(htmlText(page).contains("Spring Gala: Family Matinee"), "the rest is there")
+    }
+
+    /// Pixels of the PDF's pages (100 dpi) within 30 of the venue map's red (220, 40, 60), and
+    /// the red on the same page as the heading "VENUE MAP" (pdftotext of each page).
+    func redPixels(pdf: String) throws -> Int {
+        let r = try RenderKit.python(["-c", """
+            import glob, subprocess, sys, tempfile
+            from PIL import Image
+            d = tempfile.mkdtemp()
+            subprocess.run(["pdftoppm", "-r", "100", "-png", sys.argv[1], d + "/p"], check=True)
+            total = 0
+            for i, f in enumerate(sorted(glob.glob(d + "/p-*.png"))):
+                im = Image.open(f).convert("RGB")
+                red = sum(1 for p in im.getdata() if abs(p[0] - 220) < 30 and abs(p[1] - 40) < 30 and abs(p[2] - 60) < 30)
+                text = subprocess.run(["pdftotext", "-f", str(i + 1), "-l", str(i + 1), sys.argv[1], "-"], capture_output=True, text=True).stdout
+                if red and "VENUE MAP" not in text:
+                    print(-1)
+                    sys.exit(0)
+                total += red
+            print(total)
+            """, pdf])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return Int(r.text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// `scan` and `add` name a new layout ("Drawn as", show --verbose's words) and, in detail,
+    /// list what its face shows — the lines `show` gives under "On the card" — instead of the
+    /// classic rows; a classic card and a fallback keep "On the pass", the fallback's reason with
+    /// --verbose only; a pass that asks for no newer layout prints what it printed before.
+    func testScanAndAddNameTheLayoutAndListItsFace() throws {
+        let cases = [("poster-event.pkpass", "pass.org.passconduit.event/GALA-1", "poster event ticket"),
+                     ("semantic-boarding.pkpass", "pass.org.passconduit.boarding/UA987-1", "semantic boarding pass"),
+                     ("poster-generic.pkpass", "pass.org.passconduit.generic/MUSEUM-1", "poster generic pass")]
+        XCTAssertEqual(try sandbox.run("add", ["--yes"] + cases.map { Self.sample($0.0) }).status, 0)
+        for (file, id, layout) in cases {
+            let plain = try sandbox.run("scan", [Self.sample(file)])
+            XCTAssertEqual(plain.status, 0, plain.stderr)
+            XCTAssertTrue(plain.stdout.contains("\n  Drawn as    \(layout)\n"), "\(file): \(plain.stdout)")
+            XCTAssertFalse(plain.stdout.contains("On the card"), "details only with --verbose: \(plain.stdout)")
+
+            let verbose = try sandbox.run("scan", ["--verbose", Self.sample(file)])
+            XCTAssertEqual(verbose.status, 0, verbose.stderr)
+            XCTAssertFalse(verbose.stdout.contains("On the pass"), "\(file): \(verbose.stdout)")
+            // Every line show lists under "On the card" is on the scan card, one level in.
+            let show = try sandbox.run("show", [id]).stdout
+            let section = try XCTUnwrap(show.components(separatedBy: "\nOn the card (\(layout))\n").dropFirst().first, show)
+            let faceLines = section.components(separatedBy: "\n\n")[0].split(separator: "\n").map(String.init)
+            XCTAssertGreaterThan(faceLines.count, 2, section)
+            let expected = "\n  On the card (\(layout))\n" + faceLines.map { "  " + $0 }.joined(separator: "\n") + "\n"
+            XCTAssertTrue(verbose.stdout.contains(expected), "\(file): wanted\n\(expected)\nin\n\(verbose.stdout)")
+        }
+        let add = try sandbox.run("add", ["--yes", Self.sample("poster-live.pkpass")])
+        XCTAssertTrue(add.stdout.contains("\n  Drawn as    poster event ticket\n"), add.stdout)
+        XCTAssertTrue(add.stdout.contains("\n  On the card (poster event ticket)\n    Title       South Bay Jazz\n"), add.stdout)
+        XCTAssertTrue(add.stdout.contains("    ADMISSION   VIP Access\n"), add.stdout)
+
+        let fallback = try sandbox.run("scan", [Self.sample("fallback-no-venue.pkpass")])
+        XCTAssertFalse(fallback.stdout.contains("Drawn as"), fallback.stdout)
+        let fallbackVerbose = try sandbox.run("scan", ["--verbose", Self.sample("fallback-no-venue.pkpass")])
+        XCTAssertTrue(fallbackVerbose.stdout.contains("\n  Drawn as    event ticket (poster layout not used: semantics.venueName is missing)\n"),
+                      fallbackVerbose.stdout)
+        XCTAssertTrue(fallbackVerbose.stdout.contains("\n  On the pass\n    EVENT       Spring Gala\n"), fallbackVerbose.stdout)
+        let classic = try sandbox.run("scan", ["--verbose", Run.sample("passes/event-ticket.pkpass")])
+        XCTAssertFalse(classic.stdout.contains("Drawn as") || classic.stdout.contains("On the card"), classic.stdout)
     }
 }

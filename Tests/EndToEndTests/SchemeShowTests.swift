@@ -57,4 +57,29 @@ final class SchemeShowTests: XCTestCase {
         XCTAssertTrue(three.stdout.contains("\n  Warning     semantics is a string, not an object; it is ignored\n"), three.stdout)
         XCTAssertTrue(three.stdout.contains("Status      valid"), "the scheme never changes the verdict: \(three.stdout)")
     }
+
+    /// A required tag of the wrong type (Apple wants text): the classic card, the reason in
+    /// `show --verbose`, the verdict unchanged; `render` draws the classic ticket too.
+    func testARequiredTagOfTheWrongTypeFallsBackAndShowSaysWhich() throws {
+        let sandbox = try Sandbox()
+        var semantics = Self.semantics
+        semantics["venueRoom"] = 42
+        let pass = sandbox.dir.appendingPathComponent("number.pkpass")
+        try HandOn.forge(set: ["serialNumber": "POSTER-4", "preferredStyleSchemes": ["posterEventTicket", "eventTicket"],
+                              "semantics": semantics, "__files__": ["artwork@2x.png": try artwork()]], to: pass)
+        let add = try sandbox.run("add", ["--yes", pass.path])
+        XCTAssertEqual(add.status, 0, add.stdout + add.stderr)
+        let show = try sandbox.run("show", ["--verbose", "pass.org.passconduit.event/POSTER-4"])
+        XCTAssertEqual(show.status, 0, show.stderr)
+        XCTAssertTrue(show.stdout.contains("\n  Drawn as    event ticket (poster layout not used: semantics.venueRoom is a number, not text)\n"),
+                      show.stdout)
+        XCTAssertTrue(show.stdout.contains("Status      valid"), show.stdout)
+        XCTAssertFalse(show.stdout.contains("On the card ("), "a classic card lists its fields: \(show.stdout)")
+        let html = sandbox.dir.appendingPathComponent("number.html")
+        let render = try sandbox.run("render", ["--format", "html", "-o", html.path, pass.path])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        let page = try String(contentsOf: html, encoding: .utf8)
+        XCTAssertTrue(page.contains("<section class=\"card eventTicket\""), "the classic ticket is drawn")
+        XCTAssertFalse(page.contains("data-scheme="), "not the poster")
+    }
 }

@@ -151,6 +151,55 @@ final class PassSchemeTests: XCTestCase {
                        "boardingPass.transitType is PKTransitTypeTrain, not PKTransitTypeAir")
     }
 
+    /// Apple types the required event tags as strings and `performerNames` as a list of strings:
+    /// a number where Apple wants text, a performer that is not text, or a blank written with line
+    /// breaks is not the tag, and Wallet draws the classic ticket. Never a changed verdict.
+    func testRequiredEventTagsMustBeTextAsAppleTypesThem() throws {
+        for key in ["eventName", "venueName", "venueRegionName", "venueRoom"] {
+            let c = try poster(semantics(Self.posterSemantics, with: [key: 42]))
+            XCTAssertEqual(c.scheme, .eventTicket, key)
+            XCTAssertEqual(c.fallbackReason, "semantics.\(key) is a number, not text")
+        }
+        XCTAssertEqual(try poster(semantics(Self.posterSemantics, with: ["venueRoom": "\n\t "])).fallbackReason,
+                       "semantics.venueRoom is empty")
+        let sports = semantics(Self.posterSemantics, with: ["eventType": "PKEventTypeSports",
+                                                            "homeTeamAbbreviation": "LAL", "awayTeamAbbreviation": 7])
+        XCTAssertEqual(try poster(sports).text,
+                       "event ticket (poster layout not used: semantics.awayTeamAbbreviation is a number, not text)")
+        let live = semantics(Self.posterSemantics, with: ["eventType": "PKEventTypeLivePerformance"])
+        XCTAssertEqual(try poster(semantics(live, with: ["performerNames": ["Maduk", 3]])).fallbackReason,
+                       "semantics.performerNames[1] is a number, not text")
+        XCTAssertEqual(try poster(semantics(live, with: ["performerNames": [["name": "Maduk"]]])).fallbackReason,
+                       "semantics.performerNames[0] is an object, not text")
+        XCTAssertEqual(try poster(semantics(live, with: ["performerNames": "Maduk"])).fallbackReason,
+                       "semantics.performerNames is a string, not a list")
+        XCTAssertEqual(try poster(semantics(live, with: ["performerNames": [" ", "\n"]])).fallbackReason,
+                       "semantics.performerNames is empty")
+        XCTAssertEqual(try poster(semantics(live, with: ["performerNames": ["", "Maduk"]])).scheme, .posterEventTicket,
+                       "one named performer will do")
+        let d = try document(["preferredStyleSchemes": ["posterEventTicket"], "semantics": semantics(Self.posterSemantics, with: ["venueRoom": 42])])
+        XCTAssertNil(d.problem, "a scheme never changes the verdict")
+    }
+
+    /// The semantic boarding pass's scheduled times must be dates Wallet reads, its codes and
+    /// names text; the flight number may be Apple's number or text.
+    func testFlightTagsMustHaveAppleTypes() throws {
+        XCTAssertEqual(try boarding(semantics(Self.flightSemantics, with: ["flightNumber": "987"])).scheme, .semanticBoardingPass)
+        for key in ["originalArrivalDate", "originalBoardingDate", "originalDepartureDate"] {
+            XCTAssertEqual(try boarding(semantics(Self.flightSemantics, with: [key: "tomorrow evening"])).fallbackReason,
+                           "semantics.\(key) is not a date Wallet reads", key)
+            XCTAssertEqual(try boarding(semantics(Self.flightSemantics, with: [key: 1_765_318_200])).fallbackReason,
+                           "semantics.\(key) is a number, not a date", key)
+        }
+        XCTAssertEqual(try boarding(semantics(Self.flightSemantics, with: ["departureAirportCode": 123])).fallbackReason,
+                       "semantics.departureAirportCode is a number, not text")
+        XCTAssertEqual(try boarding(semantics(Self.flightSemantics, without: "destinationLocationTimeZone",
+                                              with: ["destinationAirportTimeZone": ["id": "Europe/Paris"]])).fallbackReason,
+                       "semantics.destinationLocationTimeZone is an object, not text")
+        XCTAssertEqual(try boarding(semantics(Self.flightSemantics, with: ["originalBoardingDate": "2025-12-09T22:10+01:00"])).scheme,
+                       .semanticBoardingPass, "a date in the short form passes write")
+    }
+
     func testPosterGenericIsPreferredOverTheClassicFallbackStyle() throws {
         var json: [String: Any] = ["generic": ["primaryFields": [["key": "m", "value": "Member"]]],
                                    "posterGeneric": ["primaryFields": [["key": "m", "value": "Member"]]]]
