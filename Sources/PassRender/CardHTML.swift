@@ -38,7 +38,10 @@ enum CardHTML {
     /// height, so the barcode below the text starts on a whole CSS pixel and its modules fall on
     /// whole device pixels whatever the text above holds: at a fractional offset Chromium drew
     /// Aztec modules of uneven heights that zxing could no longer read.
-    static let css = """
+    ///
+    /// The card's style sheet, the back's issuer heading selected as `issuer` writes it.
+    static func css(issuer: CardIssuerHeading) -> String {
+        """
 
     :root { color-scheme: light dark; }
     body { margin: 0; padding: 24px 12px; background: #eceff1; color: #111;
@@ -91,7 +94,7 @@ enum CardHTML {
     .nocode small { display: block; color: #9b1a1a; font-family: "DejaVu Sans", sans-serif; margin-top: 4px; }
     .back { background: #fafafa; color: #1a1a1a; border-radius: 10px; padding: 12px; box-sizing: border-box;
       box-shadow: 0 1px 4px rgba(0,0,0,.25); }
-    .back h1 { font-size: 15px; margin: 0 0 2px; } .back p.d { font-size: 11px; color: #666; margin: 0 0 10px; }
+    \(issuer.selector) { font-size: 15px; margin: 0 0 2px; } .back p.d { font-size: 11px; color: #666; margin: 0 0 10px; }
     .back dt { font-size: 9px; font-weight: bold; color: #666; margin-top: 10px; }
     .back dd { margin: 2px 0 0; font-size: 11px; overflow-wrap: anywhere; }
     .back a { color: #0a58ca; }
@@ -103,11 +106,12 @@ enum CardHTML {
       -webkit-print-color-adjust: exact; } }
 
     """
+    }
 
     /// The style sheet for `m`: the new layouts' rules only on their cards, so a classic card's page
     /// stays byte for byte what it was.
-    static func styleSheet(for m: CardModel) -> String {
-        var sheet: String = css
+    static func styleSheet(for m: CardModel, issuer: CardIssuerHeading = .pageTitle) -> String {
+        var sheet: String = css(issuer: issuer)
         if m.poster != nil {
             sheet += posterCSS + newLayoutMarkCSS
         } else if m.boarding != nil {
@@ -459,10 +463,10 @@ enum CardHTML {
         v == v.rounded() ? String(Int(v)) : String(format: "%.4f", v)
     }
 
-    static func back(_ m: CardModel, width: Double) -> String {
+    static func back(_ m: CardModel, width: Double, issuer: CardIssuerHeading = .pageTitle) -> String {
         let e = HTMLText.escape
         var h = "<section class=\"back\" aria-label=\"back of the pass\" style=\"width:\(Int(width))px\">\n"
-        h += "<h1 dir=\"auto\">\(e(m.organization))</h1>"
+        h += "\(issuer.open)\(e(m.organization))\(issuer.close)"
         if !m.passDescription.isEmpty, m.passDescription != m.organization {
             h += "<p class=\"d\" dir=\"auto\">\(e(m.passDescription))</p>"
         }
@@ -475,4 +479,16 @@ enum CardHTML {
         h += "</dl>\n</section>\n"
         return h
     }
+}
+
+/// How the back of an HTML card heads the issuer's name: the page's title (`<h1>`, a card page of
+/// its own), or one level below a page that has its own title (`<h2 class="issuer">`, the web
+/// wallet's pass page).
+package enum CardIssuerHeading: Sendable, Equatable {
+    case pageTitle
+    case section
+
+    var open: String { self == .pageTitle ? "<h1 dir=\"auto\">" : "<h2 class=\"issuer\" dir=\"auto\">" }
+    var close: String { self == .pageTitle ? "</h1>" : "</h2>" }
+    var selector: String { self == .pageTitle ? ".back h1" : ".back h2.issuer" }
 }

@@ -164,7 +164,7 @@ package enum PassRenderer {
     /// not "this computer"); nil for the error's own.
     package static func htmlCard(info: PassInfo, status: PassStatus, error: PassError?, barcode: CardBarcode?,
                                  side: RenderSide = .both, now: Date = Date(), imageLimits: ImageLimits = .init(),
-                                 errorMessage: String? = nil)
+                                 errorMessage: String? = nil, issuer: CardIssuerHeading = .pageTitle)
         -> (css: String, body: String, notes: [String]) {
         let request = RenderRequest(format: .html, side: side, now: now, imageLimits: imageLimits)
         let (model, pictures, images) = prepare(info: info, status: status, error: error, barcode: barcode, scale: 3, request: request,
@@ -172,8 +172,8 @@ package enum PassRenderer {
         let width = measureWidth(model, pictures: pictures)
         var body = ""
         if side != .back { body += CardHTML.front(model, images: images, width: width) + CardHTML.below(model, images: images, width: width) }
-        if side != .front { body += CardHTML.back(model, width: width) }
-        return (CardHTML.styleSheet(for: model), body, model.notes)
+        if side != .front { body += CardHTML.back(model, width: width, issuer: issuer) }
+        return (CardHTML.styleSheet(for: model, issuer: issuer), body, model.notes)
     }
 
     /// A scratch context for the measuring pass.

@@ -736,12 +736,10 @@ package final class WebApp: @unchecked Sendable {
         let status = verdict.status, error = verdict.error
         return await withCheckedContinuation { continuation in
             renderQueue.async {
-                let card = PassRenderer.htmlCard(info: info, status: status, error: error, barcode: barcode,
-                                                 errorMessage: error.map { WebWords.forPeople($0.message) })
                 // The page has one h1 (its title): the card's back names the issuer one level below.
-                let body = card.body.replacingOccurrences(of: "<h1 dir=\"auto\">", with: "<h2 class=\"issuer\" dir=\"auto\">")
-                    .replacingOccurrences(of: "</h1>", with: "</h2>")
-                continuation.resume(returning: (card.css.replacingOccurrences(of: ".back h1 {", with: ".back h2.issuer {"), body))
+                let card = PassRenderer.htmlCard(info: info, status: status, error: error, barcode: barcode,
+                                                 errorMessage: error.map { WebWords.forPeople($0.message) }, issuer: .section)
+                continuation.resume(returning: (card.css, card.body))
             }
         }
     }
