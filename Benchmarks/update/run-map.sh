@@ -5,6 +5,8 @@
 # time, checks per second and peak RSS (GNU time), beside curl fetching the same number of URLs
 # one after the other in one process (the floor: one connection, no library, no verification).
 # Needs curl, openssl, python3, /usr/bin/time. Writes Benchmarks/data/update-map/ (git-ignored).
+#   Benchmarks/update/run-map.sh                       (builds with CONFIG=release)
+#   BIN=.build-rel/release/passconduit LIBRARIES=10000 Benchmarks/update/run-map.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LIBRARIES="${LIBRARIES:-10000}"
@@ -12,8 +14,13 @@ PORT="${PORT:-18766}"
 data="Benchmarks/data/update-map"
 mkdir -p "$data/passes"
 CONFIG="${CONFIG:-release}"
-swift build -c "$CONFIG" --product passconduit >/dev/null
-bin="$(swift build -c "$CONFIG" --show-bin-path)/passconduit"
+# BIN: a passconduit built elsewhere (a release build in its own --scratch-path, say); else build.
+if [ -n "${BIN:-}" ]; then
+  bin=$(realpath "$BIN")
+else
+  swift build -c "$CONFIG" --product passconduit >/dev/null
+  bin="$(swift build -c "$CONFIG" --show-bin-path)/passconduit"
+fi
 
 /usr/bin/python3 Benchmarks/update/make-passes.py "$data/passes" "$PORT" 3
 /usr/bin/python3 Benchmarks/update/server.py "$PORT" "$data/passes" &
