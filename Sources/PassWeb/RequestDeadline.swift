@@ -13,19 +13,19 @@ final class RequestDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    let headSeconds: Int64
-    let bodySeconds: Int64
+    let headSeconds: Double
+    let bodySeconds: Double
     private var deadline: Scheduled<Void>?
 
-    init(headSeconds: Int64, bodySeconds: Int64) {
+    init(headSeconds: Double, bodySeconds: Double) {
         self.headSeconds = headSeconds
         self.bodySeconds = bodySeconds
     }
 
-    private func arm(_ context: ChannelHandlerContext, seconds: Int64) {
+    private func arm(_ context: ChannelHandlerContext, seconds: Double) {
         deadline?.cancel()
         let channel = context.channel
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(seconds)) {
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
             channel.close(promise: nil)
         }
     }

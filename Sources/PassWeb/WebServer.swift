@@ -37,7 +37,7 @@ package enum WebServer {
         case .host(let host, let port): address = .hostname(host, port: port)
         case .unix(let path): address = .unixDomainSocket(path: path)
         }
-        let (headSeconds, bodySeconds) = (Int64(config.headTimeout), Int64(config.bodyTimeout))
+        let (headSeconds, bodySeconds) = (config.headTimeout, config.bodyTimeout)
         let http1 = HTTPServerBuilder.http1(configuration: .init(
             additionalChannelHandlers: [RequestDeadline(headSeconds: headSeconds, bodySeconds: bodySeconds)],
             idleTimeout: .seconds(Int64(config.idleTimeout))))

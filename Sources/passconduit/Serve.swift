@@ -195,6 +195,8 @@ struct Serve: ParsableCommand {
             web.proxyLogoutURL = proxyLogoutURL
             web.uploadsAtOnce = settings.uploadsAtOnce
             web.uploadSeconds = settings.uploadSeconds
+            if let seconds = context.config.serve.headSeconds { web.headTimeout = seconds }
+            if let seconds = context.config.serve.bodySeconds { web.bodyTimeout = seconds }
             web.socketProxyTrusted = settings.trustedProxy.contains("unix")
             if let tlsCert = settings.tlsCert, let tlsKey = settings.tlsKey { web.tls = (tlsCert, tlsKey) }
             do { try web.validate() } catch { throw CLIError("\(error)", status: .usage) }

@@ -78,7 +78,7 @@ package struct Config: Sendable, Equatable {
         "filter": ["apply-updates", "add-headers", "max-message-bytes", "deadline-seconds", "on-library-error"],
         "milter": ["library-map", "user", "group"],
         "serve": ["listen", "auth", "trusted-proxy", "library-map", "public-url", "tls-cert", "tls-key", "state",
-                  "uploads-at-once", "upload-seconds"],
+                  "uploads-at-once", "upload-seconds", "head-seconds", "body-seconds"],
         "notices": ["enabled", "opt-in", "mail", "mail-to", "mail-from", "sendmail", "smtp", "desktop", "quiet-hours"]
             + NoticeSettings.leadKeys.map(\.key),
     ]
@@ -201,6 +201,8 @@ package struct Config: Sendable, Equatable {
                     case "state": config.serve.state = try file()
                     case "uploads-at-once": config.serve.uploadsAtOnce = try reader.count(item, path)
                     case "upload-seconds": config.serve.uploadSeconds = try reader.seconds(item, path)
+                    case "head-seconds": config.serve.headSeconds = try reader.seconds(item, path)
+                    case "body-seconds": config.serve.bodySeconds = try reader.seconds(item, path)
                     default: throw reader.unknown(path)
                     }
                 }

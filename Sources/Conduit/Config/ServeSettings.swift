@@ -22,6 +22,12 @@ package struct ServeSettings: Sendable, Equatable {
     package var uploadsAtOnce: Int?
     /// `upload-seconds`: how long the check of one upload may take (`--upload-seconds`).
     package var uploadSeconds: Double?
+    /// `head-seconds`: how long a client may take to send a request's head (slow-loris), from
+    /// the connection's start or the previous answer's end; 10 when unset.
+    package var headSeconds: Double?
+    /// `body-seconds`: how long a client may take to send a request's body after its head; 120
+    /// when unset.
+    package var bodySeconds: Double?
 
     package init() {}
 }
