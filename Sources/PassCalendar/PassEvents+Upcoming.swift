@@ -34,17 +34,19 @@ extension PassEvents {
             if !usedIDs.insert(key).inserted { key = "n\u{0}\(n)"; usedIDs.insert(key) }
             let digest = Digest.hex(.sha256, Array(key.utf8)).prefix(16)
             let semantics = entry.semantics
-            let summary = Self.trimmed(entry.name) ?? Self.trimmed(semantics?.eventName)
+            // Names, venues and fields through the pass's pass.strings, as the card shows them.
+            let text = { (written: String?) in Self.trimmed(written.map(pass.localized)) }
+            let summary = text(entry.name) ?? text(semantics?.eventName)
                 ?? Self.summary(pass, semantics: document.semantics?.object ?? [:])
             var lines = ["\(pass.organizationName) — \(summary)"]
             for field in entry.additionalInfoFields {
-                guard let value = Self.trimmed(field.value) else { continue }
-                lines.append(Self.trimmed(field.label).map { "\($0): \(value)" } ?? value)
+                guard let value = text(field.value) else { continue }
+                lines.append(text(field.label).map { "\($0): \(value)" } ?? value)
             }
             if info?.isUnannounced == true { lines.append("Time to be announced.") }
             if info?.isUndetermined == true { lines.append("Time not yet decided.") }
             if pass.voided { lines.append("This pass has been voided.") }
-            let place = [semantics?.venueName, semantics?.venueRoom, semantics?.venueFullAddress].compactMap(Self.trimmed)
+            let place = [semantics?.venueName, semantics?.venueRoom, semantics?.venueFullAddress].compactMap(text)
             let geo = semantics?.venueLocation.map { (latitude: $0.latitude, longitude: $0.longitude) }
             var location = place.isEmpty ? nil : place.joined(separator: ", ")
             if location == nil, let geo { location = String(format: "%.6f, %.6f", geo.latitude, geo.longitude) }

@@ -181,6 +181,23 @@ final class PassCalendarTests: XCTestCase {
         XCTAssertTrue(e.allSatisfy { $0.sequence == 2 })
     }
 
+    /// Issue 40: an upcoming entry's name and venue may be keys of the pass's pass.strings, as
+    /// its fields' may; the event reads as the card does ("Spring Gala: Family Matinee", not
+    /// "UPCOMING_MATINEE").
+    func testUpcomingNamesAndVenuesAreTranslatedByThePassesStrings() throws {
+        let opener = PassOpener(trust: try TrustStore.load(directories: []))
+        let url = Self.root.appendingPathComponent("Samples/layout-passes/poster-event-guide.pkpass")
+        let info = try XCTUnwrap(opener.open([UInt8](try Data(contentsOf: url))).pass)
+        let events = PassEvents.events(of: info, sequence: 1, stamp: Date(timeIntervalSince1970: 1_700_000_000)).events
+        let summaries = events.map(\.summary)
+        XCTAssertTrue(summaries.contains("Spring Gala: Family Matinee"), "\(summaries)")
+        XCTAssertTrue(summaries.contains("Spring Gala: Closing Night"), "\(summaries)")
+        XCTAssertFalse(summaries.contains { $0.hasPrefix("UPCOMING_") }, "\(summaries)")
+        let matinee = try XCTUnwrap(events.first { $0.summary == "Spring Gala: Family Matinee" })
+        XCTAssertEqual(matinee.location, "Clore Ballroom")
+        XCTAssertFalse(CalendarWriter.write(events).contains("VENUE_CLORE"))
+    }
+
     func testAnAllDayOrUnannouncedTimeIsAWholeDayOnTheWrittenDate() throws {
         let e = try events(Self.season)
         XCTAssertEqual(e.count, 5)
