@@ -77,6 +77,7 @@ hyperfine --warmup 3 --runs 30 -N --export-json Benchmarks/data/render-layouts-p
   -n "semantic boarding pass (PNG 2x)" "$bin render $layouts/semantic-boarding.pkpass --trust $trust --format png --scale 2 -o $work/out.png"
 hyperfine --warmup 3 --runs 20 -N --export-json Benchmarks/data/render-layouts-pdf.json \
   -n "classic event ticket (PDF, both sides)" "$bin render $classic --trust $trust --format pdf --side both -o $work/out.pdf" \
+  -n "poster event ticket (PDF, both sides)" "$bin render $layouts/poster-event.pkpass --trust $trust --format pdf --side both -o $work/out.pdf" \
   -n "poster with event guide (PDF, both sides)" "$bin render $layouts/poster-event-guide.pkpass --trust $trust --format pdf --side both -o $work/out.pdf"
 python3 - Benchmarks/data/render-layouts-png.json Benchmarks/data/render-layouts-pdf.json <<'PY'
 import json, sys
