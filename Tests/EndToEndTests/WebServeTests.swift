@@ -629,9 +629,13 @@ final class WebServeTests: XCTestCase {
         XCTAssertTrue(home.header("Set-Cookie")?.contains("SameSite=Strict") ?? false)
         let token = try XCTUnwrap(Self.csrf(home.text))
         let post = asAlice + ["-d", "csrf=" + token]
+        // Bob's pass by its version hash and by its stable address (issue 41 item 6: type and serial).
+        let bobAddress = try Self.address("pass.org.passconduit.boarding", "BP-PC1234-20260701-12A")
         for (path, isPost) in [("/passes/\(bobHash)", false), ("/passes/\(bobHash).pkpass", false), ("/passes/\(bobHash).pkpass?download=1", false),
                                ("/passes/\(bobHash)/remove", false), ("/passes/\(bobHash)/remove", true), ("/offers/1", false),
-                               ("/offers/2", false), ("/offers/1/accept", true), ("/offers/2/decline", true)] {
+                               ("/offers/2", false), ("/offers/1/accept", true), ("/offers/2/decline", true),
+                               ("/passes/\(bobAddress)", false), ("/passes/\(bobAddress)/remove", false), ("/passes/\(bobAddress)/remove", true),
+                               ("/passes/\(bobAddress)/update", true), ("/passes/\(bobAddress)/share", true)] {
             XCTAssertEqual(try curl(server.base + path, jar: jar, isPost ? post : asAlice).status, 404, path)
         }
         XCTAssertEqual(try sha(sandbox, library: bob), [bobHash])
