@@ -60,7 +60,7 @@ extension WebPages {
             }
             let made = try await state.createToken(user: user, name: name, expires: expires)
             let notice = """
-            <div class="note" role="status"><p>Your new API token “<span dir="auto">\(Self.e(name))</span>” (shown only now: copy it; it cannot be shown again\(expires.map { "; it stops working on \(Self.e(DateText.human($0)))" } ?? "")):</p>
+            <div class="note" role="status"><p>Your new API token “<span dir="auto">\(Self.e(name))</span>” (shown only now: copy it; it cannot be shown again\(expires.map { "; it stops working on \(Self.e(when($0)))" } ?? "")):</p>
             <p><code class="secret">\(made.token)</code></p>
             <p>Use it as <code>Authorization: Bearer TOKEN</code>, for example:<br><code>curl -H 'Authorization: Bearer \(made.token)' \(Self.e(visitor.origin.description))/api/v1/passes</code></p></div>
 
@@ -102,7 +102,7 @@ extension WebPages {
                 + "<button type=\"submit\" name=\"action\" value=\"\(action)\"\(danger ? " class=\"danger\"" : "")>\(label)</button></form>"
         }
         if let made = try await state.calendarSubscription(user: user) {
-            h += "<p>You have a calendar address, made \(Self.e(DateText.human(made))). It is shown only when it is made; "
+            h += "<p>You have a calendar address, made \(Self.e(when(made))). It is shown only when it is made; "
                 + "renew it for a new one (calendars subscribed to the old one then stop getting your passes).</p>\n"
             h += "<div class=\"actions\">" + form("renew", "Renew the address", false) + " " + form("revoke", "Revoke it", true) + "</div>\n"
         } else {
@@ -119,9 +119,9 @@ extension WebPages {
         } else {
             h += "<table class=\"tokens\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Made</th><th scope=\"col\">Last used</th><th scope=\"col\">Expires</th><th scope=\"col\">Revoke</th></tr></thead><tbody>\n"
             for token in tokens {
-                h += "<tr><td dir=\"auto\">\(Self.e(token.name))</td><td>\(Self.e(DateText.human(token.created)))</td>"
-                    + "<td>\(token.lastUsed.map { Self.e(DateText.human($0)) } ?? "never")</td>"
-                    + "<td>\(token.expires.map { ($0 <= Date() ? "expired " : "") + Self.e(DateText.human($0)) } ?? "no expiry")</td>"
+                h += "<tr><td dir=\"auto\">\(Self.e(token.name))</td><td>\(Self.e(when(token.created)))</td>"
+                    + "<td>\(token.lastUsed.map { Self.e(when($0)) } ?? "never")</td>"
+                    + "<td>\(token.expires.map { ($0 <= Date() ? "expired " : "") + Self.e(when($0)) } ?? "no expiry")</td>"
                     + "<td><form method=\"post\" action=\"/settings/tokens/\(token.id)/revoke\" class=\"inline\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"
                     + "<button type=\"submit\" class=\"danger\" aria-label=\"Revoke the token \(Self.e(token.name))\">Revoke</button></form></td></tr>\n"
             }

@@ -53,6 +53,13 @@ final class WebTimeTests: XCTestCase {
         let tokyo = try WebServeTests.curl(server.base + "/", jar: jar, ["-b", "pcbzone=America/New_York"]).text
         XCTAssertTrue(tokyo.contains(">13 Jun 2027, 03:00 GMT+9</span>"), tokyo)
         XCTAssertTrue(try WebServeTests.curl(server.base + "/settings", jar: jar).text.contains("<option selected>Asia/Tokyo</option>"))
+        // Settings' own dates too: a token made now says when it stops working, and the list
+        // when it was made, in the chosen zone.
+        let token = try WebServeTests.curl(server.base + "/settings/tokens", jar: jar,
+                                           ["--data-urlencode", "csrf=\(csrf)", "--data-urlencode", "name=script", "--data-urlencode", "expires=1"])
+        XCTAssertEqual(token.status, 200, token.text)
+        XCTAssertTrue(token.text.contains(" GMT+9):</p>"), token.text)
+        XCTAssertTrue(token.text.contains(" GMT+9</td><td>never</td><td>"), token.text)
         let refused = try WebServeTests.curl(server.base + "/settings/zone", jar: jar, ["--data-urlencode", "csrf=\(csrf)", "--data-urlencode", "zone=Mars/Olympus"])
         XCTAssertEqual(refused.status, 400)
         XCTAssertEqual(try WebServeTests.curl(server.base + "/settings/zone", jar: jar, ["--data-urlencode", "csrf=\(csrf)", "--data-urlencode", "zone="]).status, 303)
