@@ -56,32 +56,8 @@ enum WebTime {
         return american.hasPrefix("GMT") ? british : american
     }
 
-    /// One formatter per format, zone and locale, used under a lock (making one costs far more
-    /// than using one; the list formats a date for each of a thousand passes).
-    static let formatters = Formatters()
-
-    final class Formatters: @unchecked Sendable {
-        private let lock = NSLock()
-        private var made: [String: DateFormatter] = [:]
-
-        func string(_ date: Date, format: String, timeZone: TimeZone, locale: String = "en_GB") -> String {
-            let key = format + "|" + timeZone.identifier + "|" + locale
-            return lock.withLock {
-                let formatter: DateFormatter
-                if let known = made[key] {
-                    formatter = known
-                } else {
-                    formatter = DateFormatter()
-                    formatter.locale = Locale(identifier: locale)
-                    formatter.timeZone = timeZone
-                    formatter.dateFormat = format
-                    if made.count >= 512 { made.removeAll(keepingCapacity: true) }
-                    made[key] = formatter
-                }
-                return formatter.string(from: date)
-            }
-        }
-    }
+    /// The formatters `DateText` keeps (one per format, zone and locale).
+    static var formatters: DateText.Formatters { DateText.formatters }
 }
 
 extension WebPages {

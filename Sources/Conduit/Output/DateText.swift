@@ -24,24 +24,26 @@ package enum DateText {
     }
 
     /// Making a DateFormatter costs far more than using one (the web wallet's pass list formats
-    /// two dates for each of a thousand passes): one per format and time zone, used under a lock.
-    static let formatters = Formatters()
+    /// two dates for each of a thousand passes): one per format, time zone and locale, used under
+    /// a lock, at most 512 kept (the web wallet asks in every viewer's zone).
+    package static let formatters = Formatters()
 
-    final class Formatters: @unchecked Sendable {
+    package final class Formatters: @unchecked Sendable {
         private let lock = NSLock()
         private var made: [String: DateFormatter] = [:]
 
-        func string(_ date: Date, format: String, timeZone: TimeZone) -> String {
-            let key = format + "|" + timeZone.identifier
+        package func string(_ date: Date, format: String, timeZone: TimeZone, locale: String = "en_GB") -> String {
+            let key = format + "|" + timeZone.identifier + "|" + locale
             return lock.withLock {
                 let formatter: DateFormatter
                 if let known = made[key], known.timeZone == timeZone {
                     formatter = known
                 } else {
                     formatter = DateFormatter()
-                    formatter.locale = Locale(identifier: "en_GB")
+                    formatter.locale = Locale(identifier: locale)
                     formatter.timeZone = timeZone
                     formatter.dateFormat = format
+                    if made.count >= 512 { made.removeAll(keepingCapacity: true) }
                     made[key] = formatter
                 }
                 return formatter.string(from: date)
